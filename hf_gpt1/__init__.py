@@ -1,0 +1,46 @@
+"""hf_gpt1: GPT-1 (Radford et al. 2018) as a first-class Hugging Face transformers model.
+
+Importing the package registers the `gpt1` model type with transformers' Auto classes.
+"""
+
+from transformers import (
+    AutoConfig,
+    AutoModel,
+    AutoModelForCausalLM,
+    AutoModelForMultipleChoice,
+    AutoModelForSequenceClassification,
+)
+
+from .configuration_gpt1 import GPT1Config
+from .modeling_gpt1 import (
+    GPT1ClassifierOutput,
+    GPT1ForMultipleChoice,
+    GPT1ForSequenceClassification,
+    GPT1LMHeadModel,
+    GPT1Model,
+    GPT1PreTrainedModel,
+)
+
+AutoConfig.register(GPT1Config.model_type, GPT1Config, exist_ok=True)
+for _auto, _model in (
+    (AutoModel, GPT1Model),
+    (AutoModelForCausalLM, GPT1LMHeadModel),
+    (AutoModelForSequenceClassification, GPT1ForSequenceClassification),
+    (AutoModelForMultipleChoice, GPT1ForMultipleChoice),
+):
+    _auto.register(GPT1Config, _model, exist_ok=True)
+    # save_pretrained then copies the modeling code beside the weights (trust_remote_code loading).
+    _model.register_for_auto_class(_auto.__name__)
+GPT1Config.register_for_auto_class()
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "GPT1ClassifierOutput",
+    "GPT1Config",
+    "GPT1ForMultipleChoice",
+    "GPT1ForSequenceClassification",
+    "GPT1LMHeadModel",
+    "GPT1Model",
+    "GPT1PreTrainedModel",
+]

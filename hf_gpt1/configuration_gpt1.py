@@ -1,0 +1,161 @@
+"""GPT-1 configuration: the paper's architecture plus the fine-tuning fields of its L3 objective."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from huggingface_hub.dataclasses import strict
+from transformers import PreTrainedConfig
+from transformers.activations import ACT2FN
+
+# transformers' openai-gpt config names its tanh-approximate GELU "gelu" (its own ACT_FNS table), while
+# transformers' ACT2FN calls that function "gelu_new"; this maps openai-gpt `afn` values to ours.
+_OPENAI_AFN = {"gelu": "gelu_new", "relu": "relu", "silu": "silu", "swish": "silu"}
+# openai-gpt config keys that only its DoubleHeads summary module reads; our heads are fixed by the paper.
+_OPENAI_ONLY_KEYS = (
+    "afn",
+    "summary_type",
+    "summary_use_proj",
+    "summary_activation",
+    "summary_proj_to_labels",
+    "summary_first_dropout",
+    "n_ctx",
+    "predict_special_tokens",
+)
+LM_LOSS_REDUCTIONS = ("sequence", "token")
+
+
+@strict
+class GPT1Config(PreTrainedConfig):
+    r"""
+    Configuration of a GPT-1 model (Radford et al. 2018, "Improving Language Understanding by Generative
+    Pre-Training"). The defaults are the paper's: a 12-layer, 768-wide post-LayerNorm decoder with 12 heads,
+    3072-wide MLPs, tanh-GELU, learned positions over 512 tokens and a 40,478-token BPE vocabulary.
+
+    Args:
+        vocab_size (`int`, defaults to 40478):
+            Number of token embeddings (the BPE vocabulary plus any added special tokens).
+        n_positions (`int`, defaults to 512):
+            Number of learned position embeddings, i.e. the longest sequence the model reads.
+        n_embd (`int`, defaults to 768):
+            Width of the residual stream.
+        n_layer (`int`, defaults to 12):
+            Number of transformer blocks.
+        n_head (`int`, defaults to 12):
+            Number of attention heads; must divide `n_embd`.
+        n_inner (`int`, *optional*):
+            Width of the MLP; `None` means `4 * n_embd` (3072 for the paper's model).
+        activation_function (`str`, defaults to `"gelu_new"`):
+            MLP non-linearity, a key of `transformers.activations.ACT2FN`. `"gelu_new"` is the tanh approximation
+            of GELU that the original code uses.
+        resid_pdrop / embd_pdrop / attn_pdrop (`float`, defaults to 0.1):
+            Dropout on residual branches, on the summed embeddings and on attention probabilities.
+        layer_norm_epsilon (`float`, defaults to 1e-5):
+            LayerNorm epsilon (the original code's value).
+        initializer_range (`float`, defaults to 0.02):
+            Standard deviation of the N(0, std) initialization of every matrix and embedding.
+        lm_coef (`float`, defaults to 0.5):
+            λ of the fine-tuning objective L3 = L2 + λ·L1; 0 turns the auxiliary language-model loss off.
+        clf_pdrop (`float`, defaults to 0.1):
+            Dropout applied to the pooled extract-token state before the classifier.
+        lm_loss_reduction (`str`, defaults to `"sequence"`):
+            How the auxiliary L1 is averaged: `"sequence"` averages over each sequence's targets and then over
+            sequences (the original code); `"token"` averages over all target tokens of the batch.
+        similarity (`bool`, defaults to `False`):
+            Sequence classification reads both orderings of a sentence pair and adds the two extract-token states
+            before the classifier (the paper's similarity transform, used for STS-B, MRPC and QQP).
+        start_token_id / delimiter_token_id / extract_token_id (`int`, *optional*):
+            Ids of `_start_`, `_delimiter_` and `_classify_`; set by `hf_gpt1.add_gpt1_special_tokens`.
+
+    Example:
+
+    ```python
+    >>> from hf_gpt1 import GPT1Config, GPT1LMHeadModel
+    >>> config = GPT1Config(n_layer=2, n_embd=64, n_head=4)
+    >>> model = GPT1LMHeadModel(config)
+    ```"""
+
+    model_type = "gpt1"
+    keys_to_ignore_at_inference = ["past_key_values"]
+    attribute_map = {
+        "hidden_size": "n_embd",
+        "max_position_embeddings": "n_positions",
+        "num_attention_heads": "n_head",
+        "num_hidden_layers": "n_layer",
+    }
+
+    vocab_size: int = 40478
+    n_positions: int = 512
+    n_embd: int = 768
+    n_layer: int = 12
+    n_head: int = 12
+    n_inner: int | None = None
+    activation_function: str = "gelu_new"
+    resid_pdrop: float | int = 0.1
+    embd_pdrop: float | int = 0.1
+    attn_pdrop: float | int = 0.1
+    layer_norm_epsilon: float = 1e-5
+    initializer_range: float = 0.02
+    lm_coef: float | int = 0.5
+    clf_pdrop: float | int = 0.1
+    lm_loss_reduction: str = "sequence"
+    similarity: bool = False
+    start_token_id: int | None = None
+    delimiter_token_id: int | None = None
+    extract_token_id: int | None = None
+    pad_token_id: int | None = None
+    bos_token_id: int | None = None
+    eos_token_id: int | list[int] | None = None
+    tie_word_embeddings: bool = True
+    use_cache: bool = True
+
+    def validate_architecture(self):
+        """Part of `@strict`-powered validation: reject values the model cannot be built with."""
+        for name in ("vocab_size", "n_positions", "n_embd", "n_layer", "n_head"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"GPT1Config.{name} must be a positive integer, got {getattr(self, name)}.")
+        if self.n_embd % self.n_head != 0:
+            raise ValueError(
+                f"GPT1Config.n_embd ({self.n_embd}) must be divisible by n_head ({self.n_head}); "
+                f"choose n_head among the divisors of {self.n_embd}."
+            )
+        if self.n_inner is not None and self.n_inner < 1:
+            raise ValueError(f"GPT1Config.n_inner must be None or a positive integer, got {self.n_inner}.")
+        if self.activation_function not in ACT2FN:
+            raise ValueError(
+                f"GPT1Config.activation_function={self.activation_function!r} is unknown; use a key of "
+                "transformers.activations.ACT2FN such as 'gelu_new' (GPT-1's tanh GELU)."
+            )
+        for name in ("resid_pdrop", "embd_pdrop", "attn_pdrop", "clf_pdrop"):
+            if not 0.0 <= getattr(self, name) < 1.0:
+                raise ValueError(f"GPT1Config.{name} must be in [0, 1), got {getattr(self, name)}.")
+        if self.lm_coef < 0:
+            raise ValueError(f"GPT1Config.lm_coef (λ) must be >= 0, got {self.lm_coef}.")
+        if self.lm_loss_reduction not in LM_LOSS_REDUCTIONS:
+            raise ValueError(
+                f"GPT1Config.lm_loss_reduction must be one of {LM_LOSS_REDUCTIONS}, got {self.lm_loss_reduction!r}."
+            )
+        if self.initializer_range <= 0:
+            raise ValueError(f"GPT1Config.initializer_range must be > 0, got {self.initializer_range}.")
+
+    @classmethod
+    def from_dict(cls, config_dict: dict[str, Any], **kwargs) -> GPT1Config:
+        """Builds a config from a dict; an `openai-gpt` config (transformers' `OpenAIGPTConfig`) is translated."""
+        if config_dict.get("model_type") == "openai-gpt":
+            config_dict = cls._translate_openai_gpt(config_dict)
+        return super().from_dict(config_dict, **kwargs)
+
+    @staticmethod
+    def _translate_openai_gpt(config_dict: dict[str, Any]) -> dict[str, Any]:
+        translated = {k: v for k, v in config_dict.items() if k not in _OPENAI_ONLY_KEYS}
+        afn = config_dict.get("afn", "gelu")
+        if afn not in _OPENAI_AFN:
+            raise ValueError(f"openai-gpt config has afn={afn!r}; supported values are {sorted(_OPENAI_AFN)}.")
+        translated["activation_function"] = _OPENAI_AFN[afn]
+        translated["model_type"] = GPT1Config.model_type
+        # Heads are ours now: the openai-gpt architectures list would name classes this package does not have.
+        translated.pop("architectures", None)
+        return translated
+
+
+__all__ = ["GPT1Config"]
