@@ -65,7 +65,8 @@ def read_layout(checkpoint_dir: str | Path) -> tuple[list[list[int]], GPT1Config
     shapes = json.loads(shapes_path.read_text())
     if len(shapes) < 2 + len(BLOCK_LAYOUT) or (len(shapes) - 2) % len(BLOCK_LAYOUT):
         raise ConversionError(
-            f"{shapes_path} lists {len(shapes)} arrays; GPT-1 has 2 + {len(BLOCK_LAYOUT)} per block (146 for 12 blocks)."
+            f"{shapes_path} lists {len(shapes)} arrays; GPT-1 has 2 + {len(BLOCK_LAYOUT)} per block "
+            "(146 for 12 blocks)."
         )
     n_positions, n_embd = shapes[0]
     vocab_size = shapes[1][0]
@@ -125,7 +126,8 @@ def convert_openai_checkpoint(
     if n_positions is not None:
         if not 0 < n_positions <= config.n_positions:
             raise ConversionError(f"n_positions must be in [1, {config.n_positions}], got {n_positions}.")
-        state_dict["transformer.positions_embed.weight"] = state_dict["transformer.positions_embed.weight"][:n_positions]
+        positions = state_dict["transformer.positions_embed.weight"]
+        state_dict["transformer.positions_embed.weight"] = positions[:n_positions]
         config.n_positions = n_positions
     if add_special_tokens:
         base = config.vocab_size

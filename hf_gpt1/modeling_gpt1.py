@@ -582,8 +582,10 @@ class GPT1ForSequenceClassification(GPT1ForFineTuning):
                 raise ValueError("Regression labels contain NaN or inf; clean or drop those rows.")
             return F.mse_loss(logits.squeeze(-1).float(), labels.float())
         if self.config.problem_type == "single_label_classification":
-            if not torch.compiler.is_compiling() and labels.numel() and (
-                int(labels.min()) < 0 or int(labels.max()) >= self.num_labels
+            if (
+                not torch.compiler.is_compiling()
+                and labels.numel()
+                and (int(labels.min()) < 0 or int(labels.max()) >= self.num_labels)
             ):
                 raise ValueError(
                     f"labels must be class ids in [0, {self.num_labels}), got values in "
@@ -637,8 +639,10 @@ class GPT1ForMultipleChoice(GPT1ForFineTuning):
         clf_loss = lm_loss = None
         if labels is not None:
             num_choices = logits.shape[-1]
-            if not torch.compiler.is_compiling() and labels.numel() and (
-                int(labels.min()) < 0 or int(labels.max()) >= num_choices
+            if (
+                not torch.compiler.is_compiling()
+                and labels.numel()
+                and (int(labels.min()) < 0 or int(labels.max()) >= num_choices)
             ):
                 raise ValueError(
                     f"labels must index one of the {num_choices} choices, got values in "
