@@ -407,6 +407,9 @@ class GPT1ClassifierOutput(ModelOutput):
 class GPT1ForFineTuning(GPT1WithLMHead):
     """Shared machinery of the classification and multiple-choice heads: pooling, classifier and L3."""
 
+    # L3 is a mean of per-sequence means: Trainer must not pass `num_items_in_batch` (a token count) to rescale it.
+    accepts_loss_kwargs = False
+
     def __init__(self, config: GPT1Config, num_outputs: int):
         super().__init__(config)
         self.clf_dropout = config.clf_pdrop
