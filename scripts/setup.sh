@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Set-up, idempotent: a local .venv with torch 2.13.0 and hf_gpt1 (editable, with its dev extras).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -x .venv/bin/python ]; then
+  "${PYTHON:-python3}" -m venv .venv
+  .venv/bin/python -m pip install -q --upgrade pip
+fi
+# torch is pinned on its own line: an unpinned or open-ended torch requirement makes pip fetch a multi-GB CUDA build.
+.venv/bin/python -c "import torch" 2>/dev/null || .venv/bin/python -m pip install -q "torch==2.13.0"
+.venv/bin/python -m pip install -q -e ".[dev]"

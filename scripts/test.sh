@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Set-up + tests. The fast suite by default (what CI runs); `--slow` adds the long tests; extra args go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_EVALUATE_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
+marker=(-m "not slow")
+if [ "${1:-}" = "--slow" ]; then marker=(); shift; fi
+.venv/bin/ruff check hf_gpt1 recipes tests benchmarks
+exec .venv/bin/python -m pytest "${marker[@]}" -q "$@"
