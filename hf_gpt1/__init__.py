@@ -20,6 +20,21 @@ from .modeling_gpt1 import (
     GPT1Model,
     GPT1PreTrainedModel,
 )
+from .tasks import TASKS, TaskSpec, get_task, load_glue_tsv
+from .tokenization_gpt1 import (
+    add_gpt1_special_tokens,
+    from_openai_gpt_files,
+    load_gpt1_tokenizer,
+    original_tokenizer,
+    train_gpt1_tokenizer,
+)
+from .transforms import (
+    GPT1ClassificationCollator,
+    GPT1MultipleChoiceCollator,
+    GPT1Preprocessor,
+    GPT1SimilarityCollator,
+    prepare_dataset,
+)
 
 AutoConfig.register(GPT1Config.model_type, GPT1Config, exist_ok=True)
 for _auto, _model in (
@@ -36,6 +51,20 @@ GPT1Config.register_for_auto_class()
 __version__ = "0.1.0"
 
 __all__ = [
+    "TASKS",
+    "GPT1ClassificationCollator",
+    "GPT1MultipleChoiceCollator",
+    "GPT1Preprocessor",
+    "GPT1SimilarityCollator",
+    "TaskSpec",
+    "add_gpt1_special_tokens",
+    "from_openai_gpt_files",
+    "get_task",
+    "load_glue_tsv",
+    "load_gpt1_tokenizer",
+    "original_tokenizer",
+    "prepare_dataset",
+    "train_gpt1_tokenizer",
     "GPT1ClassifierOutput",
     "GPT1Config",
     "GPT1ForMultipleChoice",

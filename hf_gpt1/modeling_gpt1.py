@@ -61,6 +61,35 @@ def eager_attention_forward(
     return attn_output, attn_weights
 
 
+def cpu_dropout_attention_forward(
+    module: nn.Module,
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    attention_mask: torch.Tensor | None,
+    scaling: float,
+    dropout: float = 0.0,
+    **kwargs,
+) -> tuple[torch.Tensor, None]:
+    """SDPA's computation for CPU training with attention dropout, in the inputs' dtype.
+
+    PyTorch's fused CPU attention kernels have no dropout, so `scaled_dot_product_attention` falls back to its math
+    path there, which upcasts bf16/fp16 inputs to fp32 and adds fully-masked-row checks. This computes the same
+    probabilities (the softmax accumulates in fp32 inside the kernel) without those copies. `attention_mask` is the
+    boolean SDPA mask of `create_causal_mask` (True = attend) or None for plain causal attention.
+    """
+    attn_weights = torch.matmul(query, key.transpose(-1, -2)).mul_(scaling)  # (B, nh, T, S)
+    if attention_mask is None:
+        q_len, k_len = attn_weights.shape[-2:]
+        attention_mask = torch.ones(q_len, k_len, dtype=torch.bool, device=query.device).tril_(k_len - q_len)
+    elif attention_mask.dtype != torch.bool:
+        attention_mask = attention_mask == 0  # an additive mask: 0 where attended
+    # finfo.min rather than -inf: a fully masked row (a left-padded query) gets finite, ignored values, as in eager.
+    attn_weights = attn_weights.masked_fill_(~attention_mask, torch.finfo(attn_weights.dtype).min)
+    attn_weights = F.dropout(F.softmax(attn_weights, dim=-1), p=dropout, training=True)
+    return torch.matmul(attn_weights, value).transpose(1, 2), None  # (B, T, nh, hs)
+
+
 class GPT1Attention(nn.Module):
     """Causal multi-head self-attention with one fused QKV projection."""
 
@@ -95,6 +124,13 @@ class GPT1Attention(nn.Module):
         attention_interface: Callable = ALL_ATTENTION_FUNCTIONS.get_interface(
             self.config._attn_implementation, eager_attention_forward
         )
+        if (
+            self.training
+            and self.attn_dropout > 0
+            and query.device.type == "cpu"
+            and self.config._attn_implementation == "sdpa"
+        ):
+            attention_interface = cpu_dropout_attention_forward
         attn_output, attn_weights = attention_interface(
             self,
             query,
@@ -109,13 +145,18 @@ class GPT1Attention(nn.Module):
         return self.resid_dropout(self.c_proj(attn_output)), attn_weights
 
 
+_FUSED_ACTIVATIONS = {"gelu_new": "gelu_pytorch_tanh"}
+
+
 class GPT1MLP(nn.Module):
     def __init__(self, config: GPT1Config):
         super().__init__()
         inner = config.n_inner if config.n_inner is not None else 4 * config.n_embd
         self.c_fc = Conv1D(inner, config.n_embd)
         self.c_proj = Conv1D(config.n_embd, inner)
-        self.act = ACT2FN[config.activation_function]
+        # "gelu_new" (the tanh GELU) as one fused kernel: the Python formula costs ~8 elementwise passes over the
+        # (tokens × 3072) activation forward and more backward; the result is the same to float rounding.
+        self.act = ACT2FN[_FUSED_ACTIVATIONS.get(config.activation_function, config.activation_function)]
         self.dropout = nn.Dropout(config.resid_pdrop)
 
     def forward(self, hidden_states: torch.Tensor) -> torch.Tensor:

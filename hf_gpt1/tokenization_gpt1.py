@@ -69,6 +69,7 @@ __all__ = [
     "gpt1_normalizer",
     "gpt1_pre_tokenizer",
     "gpt1_standardize",
+    "load_gpt1_tokenizer",
     "original_tokenizer",
     "text_standardize",
     "train_gpt1_tokenizer",
@@ -454,6 +455,37 @@ def from_openai_gpt_files(path_or_dir: str | os.PathLike) -> PreTrainedTokenizer
     vocab_path = path / "vocab.json" if path.is_dir() else path
     vocab = json.loads(vocab_path.read_text(encoding="utf-8"))
     return _from_vocab_and_merges(vocab, _read_merges(vocab_path.parent / "merges.txt"))
+
+
+def load_gpt1_tokenizer(name_or_path: str | os.PathLike) -> PreTrainedTokenizerFast:
+    """
+    Loads the tokenizer of a GPT-1 checkpoint, folder or Hub id, always as the faithful GPT-1 tokenizer.
+
+    A folder saved by hf_gpt1 (its `tokenizer.json` carries the GPT-1 normalizer) loads as saved. An `openai-gpt`
+    checkpoint (`vocab.json` + `merges.txt`, e.g. `openai-community/openai-gpt`) is rebuilt with
+    [`from_openai_gpt_files`] instead of transformers' `OpenAIGPTTokenizer`, whose BERT-style pre-tokenization
+    differs from the original on ~40% of sentences.
+
+    Args:
+        name_or_path (`str` or `os.PathLike`): a local folder or a Hub repository id.
+    """
+    folder = Path(name_or_path)
+    if not folder.is_dir():
+        from huggingface_hub import snapshot_download
+
+        folder = Path(snapshot_download(str(name_or_path), allow_patterns=["*.json", "merges.txt"]))
+    tokenizer_json = folder / "tokenizer.json"
+    if tokenizer_json.is_file() and GPT1_SPECIAL_TOKENS["extract"] in tokenizer_json.read_text(encoding="utf-8"):
+        from transformers import AutoTokenizer
+
+        return AutoTokenizer.from_pretrained(folder)
+    if (folder / "vocab.json").is_file() and (folder / "merges.txt").is_file():
+        return from_openai_gpt_files(folder)
+    raise ValueError(
+        f"{name_or_path} holds no GPT-1 tokenizer: expected an hf_gpt1 tokenizer.json (with the GPT-1 special "
+        "tokens) or openai-gpt's vocab.json + merges.txt. Build one with hf_gpt1.original_tokenizer or "
+        "hf_gpt1.train_gpt1_tokenizer and save it with the model."
+    )
 
 
 def add_gpt1_special_tokens(tokenizer: PreTrainedTokenizerFast, model: Any | None = None) -> dict[str, int]:

@@ -1,0 +1,181 @@
+"""Training pieces the recipes share: the GPT-1 Trainer, crash-safe checkpoints and output-folder hygiene.
+
+Everything here is plain transformers `Trainer` + Accelerate: multi-GPU, multi-node, FSDP and DeepSpeed come from
+`accelerate launch --config_file recipes/configs/<...>.yaml`, never from code of ours.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+from transformers import HfArgumentParser, Trainer, TrainerCallback
+from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
+
+COMPLETE_MARKER = "checkpoint_complete.json"
+RUN_FILE = "hf_gpt1_run.json"
+
+
+class GPT1Trainer(Trainer):
+    """`Trainer` with GPT-1's optimizer grouping and L1/L2 logging.
+
+    * Weight decay (decoupled, as the original Adam "L2" of 0.01) applies to matrices only: tensors of rank ≥ 2
+      (embeddings and projections), never to biases or LayerNorm gains — the original code's `vector_l2=False`.
+    * When the model returns `clf_loss` and `lm_loss` (the fine-tuning heads), both are logged beside `loss`.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._component_sums: dict[str, float] = defaultdict(float)
+        self._component_counts: dict[str, int] = defaultdict(int)
+
+    def get_decay_parameter_names(self, model: torch.nn.Module) -> list[str]:
+        return [name for name, param in model.named_parameters() if param.ndim >= 2]
+
+    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+        loss, outputs = super().compute_loss(model, inputs, return_outputs=True, num_items_in_batch=num_items_in_batch)
+        if model.training:
+            for key in ("clf_loss", "lm_loss"):
+                value = outputs.get(key) if isinstance(outputs, dict) else getattr(outputs, key, None)
+                if value is not None:
+                    self._component_sums[key] += value.detach().float().item()
+                    self._component_counts[key] += 1
+        return (loss, outputs) if return_outputs else loss
+
+    def log(self, logs: dict[str, float], *args, **kwargs) -> None:
+        if "loss" in logs:  # a training log: add the running means of L2 and L1 since the last one
+            for key, total in self._component_sums.items():
+                logs[key] = round(total / max(self._component_counts[key], 1), 4)
+            self._component_sums.clear()
+            self._component_counts.clear()
+        super().log(logs, *args, **kwargs)
+
+
+class CompleteCheckpointCallback(TrainerCallback):
+    """Marks a checkpoint folder complete once Trainer has written every file of it.
+
+    Trainer writes a checkpoint file by file; a run killed half-way leaves a folder that looks like a checkpoint but
+    is missing its optimizer or trainer state. The marker is written (and fsynced) last, so `last_complete_checkpoint`
+    never resumes from such a folder.
+    """
+
+    def on_save(self, args, state, control, **kwargs):
+        if not args.should_save:
+            return
+        folder = Path(args.output_dir) / f"{PREFIX_CHECKPOINT_DIR}-{state.global_step}"
+        if folder.is_dir():
+            for path in folder.rglob("*"):
+                if path.is_file():
+                    _fsync(path)
+            write_json_atomic(folder / COMPLETE_MARKER, {"global_step": state.global_step})
+
+
+def last_complete_checkpoint(output_dir: str | os.PathLike) -> str | None:
+    """The newest `checkpoint-N` folder of `output_dir` that was written completely, or None."""
+    folder = Path(output_dir)
+    if not folder.is_dir():
+        return None
+    steps = []
+    for path in folder.glob(f"{PREFIX_CHECKPOINT_DIR}-*"):
+        suffix = path.name.rsplit("-", 1)[-1]
+        if path.is_dir() and suffix.isdigit() and (path / COMPLETE_MARKER).is_file():
+            steps.append((int(suffix), path))
+    return str(max(steps)[1]) if steps else None
+
+
+def prepare_output_dir(output_dir: str | os.PathLike, run: dict[str, Any], overwrite: bool, resume: bool) -> None:
+    """Claims `output_dir` for this run, refusing to mix two runs' files.
+
+    The run's identity (`run`: recipe, task, model, data — whatever makes its results comparable) is stored in
+    `hf_gpt1_run.json`. A folder that holds another run, or files of unknown origin, is an error unless `overwrite`
+    (which empties it); resuming requires the same identity.
+    """
+    folder = Path(output_dir)
+    marker = folder / RUN_FILE
+    if folder.exists() and any(folder.iterdir()):
+        previous = json.loads(marker.read_text()) if marker.is_file() else None
+        if overwrite:
+            shutil.rmtree(folder)
+        elif resume:
+            if previous != run:
+                raise ValueError(
+                    f"--resume: {folder} holds a different run ({previous}) than the one asked for ({run}); "
+                    "resume with the original arguments, or start afresh with --overwrite_output_dir."
+                )
+            return
+        else:
+            if previous == run:
+                what = "this same run (pass --resume to continue it)"
+            else:
+                what = f"another run ({previous})" if previous else "files that are not from an hf_gpt1 run"
+            raise ValueError(
+                f"Output directory {folder} already holds {what}. Pass --overwrite_output_dir to replace it, "
+                "--resume to continue the same run, or choose another --output_dir."
+            )
+    elif resume:
+        raise ValueError(f"--resume: {folder} holds no run to resume; drop --resume to start one.")
+    folder.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(marker, run)
+
+
+def write_json_atomic(path: str | os.PathLike, data: Any) -> None:
+    """Writes JSON through a temporary file and a rename, so readers never see half a file."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2, sort_keys=True, default=str)
+        f.write("\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def parse_recipe_args(dataclass_types: Sequence[type], argv: Sequence[str] | None = None) -> tuple:
+    """Parses a recipe's argument dataclasses from the command line, or from one YAML/JSON file given alone."""
+    parser = HfArgumentParser(dataclass_types)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if len(argv) == 1 and argv[0].endswith((".yaml", ".yml")):
+        return parser.parse_yaml_file(argv[0])
+    if len(argv) == 1 and argv[0].endswith(".json"):
+        return parser.parse_json_file(argv[0])
+    return parser.parse_args_into_dataclasses(argv)
+
+
+def run_recipe(main: Callable[[], Any]) -> Any:
+    """Runs a recipe's `main`, turning input errors into one readable line and exit status 2.
+
+    Input problems (unknown task, bad columns, labels or files, an occupied output dir) are raised by hf_gpt1 as
+    `ValueError` / `KeyError` / `FileNotFoundError` with the cause and the fix in the message; a traceback through
+    Trainer and torch would only hide it. `HF_GPT1_TRACEBACK=1` shows the traceback anyway.
+    """
+    try:
+        return main()
+    except (ValueError, KeyError, FileNotFoundError) as err:
+        if os.environ.get("HF_GPT1_TRACEBACK"):
+            raise
+        message = err.args[0] if isinstance(err, KeyError) and err.args else err
+        print(f"error: {message}\n(HF_GPT1_TRACEBACK=1 shows where it was raised)", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def _fsync(path: Path) -> None:
+    with open(path, "rb") as f:
+        os.fsync(f.fileno())
+
+
+__all__ = [
+    "CompleteCheckpointCallback",
+    "GPT1Trainer",
+    "last_complete_checkpoint",
+    "parse_recipe_args",
+    "prepare_output_dir",
+    "run_recipe",
+    "write_json_atomic",
+]

@@ -1,0 +1,19 @@
+"""Fine-tune GPT-1 for multiple choice (Story Cloze, RACE, SWAG) with L3: `<s> context <$> answer_k <e>` per answer.
+
+    # Story Cloze as in the paper: train on the 2016 validation CSV (1,497 / 374 split, seed 3535999445),
+    # test on the 2016 test CSV; accuracy.
+    python recipes/multiple_choice.py --task story_cloze --story_cloze_protocol \\
+        --train_file cloze_test_val__spring2016.csv --test_file cloze_test_test__spring2016.csv \\
+        --output_dir runs/story_cloze
+    accelerate launch recipes/multiple_choice.py --task race --output_dir runs/race      # Hub data
+    python recipes/multiple_choice.py --task swag --train_file swag_train.csv --validation_file swag_val.csv \\
+        --output_dir runs/swag
+
+The original code caps each segment at n_ctx//2 − 2 tokens for Story Cloze: `--segment_cap 254`.
+"""
+
+from hf_gpt1.finetuning import finetune_main
+from hf_gpt1.training import run_recipe
+
+if __name__ == "__main__":
+    run_recipe(lambda: finetune_main("multiple_choice", multiple_choice=True))

@@ -1,0 +1,20 @@
+"""Pre-train GPT-1 with the language-model objective L1 on contiguous text, from scratch or continued.
+
+    # From scratch on local text: trains a GPT-1 BPE on the corpus, packs 512-token windows, paper defaults
+    # (Adam, max lr 2.5e-4, 2000 warm-up updates then cosine to 0, weight decay 0.01 on matrices, dropout 0.1).
+    python recipes/pretrain.py --train_files books/*.txt --output_dir runs/pretrain
+    # A small model, a Hub corpus streamed, 2 processes:
+    accelerate launch recipes/pretrain.py --dataset_name Salesforce/wikitext --dataset_config_name \\
+        wikitext-103-raw-v1 --streaming --max_steps 20000 --n_layer 6 --n_embd 384 --n_head 6 --output_dir runs/wt103
+    # Continue pre-training a checkpoint (its tokenizer is kept), resume after a crash:
+    python recipes/pretrain.py --model_name_or_path openai-community/openai-gpt --train_files domain.txt \\
+        --output_dir runs/continued [--resume]
+
+Held-out perplexity is logged at every evaluation (`eval_perplexity`); `all_results.json` has the final figures.
+"""
+
+from hf_gpt1.pretraining import pretrain_main
+from hf_gpt1.training import run_recipe
+
+if __name__ == "__main__":
+    run_recipe(pretrain_main)
