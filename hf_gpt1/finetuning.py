@@ -17,7 +17,7 @@ from typing import Any
 import datasets
 import numpy as np
 import torch
-from transformers import EvalPrediction, TrainingArguments, set_seed
+from transformers import EvalPrediction, set_seed
 
 from .metrics import load_metric
 from .modeling_gpt1 import GPT1ForMultipleChoice, GPT1ForSequenceClassification, GPT1PreTrainedModel
@@ -26,7 +26,10 @@ from .tokenization_gpt1 import add_gpt1_special_tokens, load_gpt1_tokenizer
 from .training import (
     CompleteCheckpointCallback,
     GPT1Trainer,
+    RecipeTrainingArguments,
+    check_model_path,
     last_complete_checkpoint,
+    load_checkpoint,
     parse_recipe_args,
     prepare_output_dir,
     write_json_atomic,
@@ -79,6 +82,9 @@ class DataArguments:
     segment_cap: int | None = field(
         default=None, metadata={"help": "Multiple choice: cap each segment at N tokens (original: n_ctx//2 - 2)."}
     )
+    predict_test: bool = field(
+        default=True, metadata={"help": "Predict the test split(s), when there are any, and write the TSVs."}
+    )
     story_cloze_protocol: bool = field(
         default=False,
         metadata={
@@ -89,7 +95,7 @@ class DataArguments:
 
 
 @dataclass
-class GPT1TrainingArguments(TrainingArguments):
+class GPT1TrainingArguments(RecipeTrainingArguments):
     """`TrainingArguments` with the paper's fine-tuning recipe as defaults."""
 
     learning_rate: float = field(default=6.25e-5, metadata={"help": "Peak learning rate (paper: 6.25e-5)."})
@@ -102,14 +108,11 @@ class GPT1TrainingArguments(TrainingArguments):
     adam_epsilon: float = field(default=1e-8, metadata={"help": "Adam epsilon (paper: 1e-8)."})
     eval_strategy: str = field(default="epoch", metadata={"help": "When to evaluate: no, steps or epoch."})
     save_strategy: str = field(default="epoch", metadata={"help": "When to checkpoint: no, steps or epoch."})
-    logging_steps: float = field(default=10, metadata={"help": "Log every N steps."})
     train_sampling_strategy: str = field(
         default="group_by_length", metadata={"help": "'group_by_length' batches similar lengths: less padding."}
     )
     remove_unused_columns: bool = field(default=False, metadata={"help": "Must stay False: collators need segments."})
     label_names: list[str] | None = field(default_factory=lambda: ["labels"], metadata={"help": "Label keys."})
-    overwrite_output_dir: bool = field(default=False, metadata={"help": "Replace an output dir holding another run."})
-    resume: bool = field(default=False, metadata={"help": "Continue from the newest complete checkpoint."})
 
 
 # ------------------------------------------------------------------------------------------------- data
@@ -125,17 +128,49 @@ def _read_files(files: dict[str, str]) -> datasets.DatasetDict:
             raise ValueError(f"{path}: unsupported file type {suffix!r}; use .csv, .tsv, .json, .jsonl or .parquet.")
         if not Path(path).is_file():
             raise FileNotFoundError(f"--{split}_file {path} does not exist.")
-        kwargs = {"delimiter": "\t"} if suffix == "tsv" else {}
+        if Path(path).stat().st_size == 0:
+            raise ValueError(f"--{split}_file {path} is empty: it needs a header and at least one row.")
+        kwargs = {}
+        if builder == "csv":
+            # Only an empty field is missing: pandas would also read the words "NA", "nan", "null" ... as missing,
+            # silently dropping such labels and turning such texts into None.
+            kwargs = {"keep_default_na": False, "na_values": [""], **({"delimiter": "\t"} if suffix == "tsv" else {})}
         try:
             out[split] = datasets.load_dataset(builder, data_files={split: path}, split=split, **kwargs)
         except Exception as err:  # datasets wraps parser errors in several types; the user needs file + cause
+            cause = _root_cause(err)
+            if "corresponds to no data" in cause:
+                raise ValueError(f"--{split}_file {path} holds a header but no rows.") from err
+            if "utf8" in cause.lower().replace("-", ""):
+                raise ValueError(
+                    f"{path} is not UTF-8 text ({cause}); re-save it as UTF-8, e.g. iconv -f latin1 -t utf-8."
+                ) from err
             raise ValueError(
-                f"Could not parse {path} as {suffix.upper()}: {err}. Check the delimiter, quoting and encoding "
-                "(UTF-8), and that every row has the header's number of fields."
+                f"Could not parse {path} as {suffix.upper()}: {cause}. Check the delimiter, quoting and "
+                "encoding (UTF-8), and that every row has the header's number of fields."
             ) from err
+        columns = out[split].column_names
+        if builder == "csv" and len(columns) == 1:
+            other = next((d for d in (",", "\t", ";", "|") if d in columns[0]), None)
+            if other is not None:
+                expected = "tab" if suffix == "tsv" else "comma"
+                raise ValueError(
+                    f"{path}: the header parsed as the single column {columns[0]!r}: the file is not {expected}-"
+                    f"separated (it seems to use {other!r}). Save .csv files with commas and .tsv files with tabs."
+                )
         if out[split].num_rows == 0:
-            raise ValueError(f"{path} holds no rows.")
+            raise ValueError(f"--{split}_file {path} holds a header but no rows.")
     return datasets.DatasetDict(out)
+
+
+def _root_cause(err: BaseException) -> str:
+    """The innermost exception of a chain (pandas' or json's own message: it names the line), as text."""
+    seen = []
+    while err is not None and err not in seen:
+        seen.append(err)
+        err = err.__cause__ or err.__context__
+    innermost = seen[-1]
+    return f"{type(innermost).__name__}: {innermost}"
 
 
 def _story_cloze_protocol(raw: datasets.DatasetDict) -> datasets.DatasetDict:
@@ -209,10 +244,11 @@ def build_model(spec: TaskSpec, model_args: ModelArguments, tokenizer) -> GPT1Pr
             overrides["label2id"] = {v: k for k, v in spec.id2label.items()}
         overrides["problem_type"] = "regression" if spec.is_regression else "single_label_classification"
     if model_args.from_scratch:
+        check_model_path(model_args.model_name_or_path)
         config = head.config_class.from_pretrained(model_args.model_name_or_path, **overrides)
         model = head(config)
     else:
-        model = head.from_pretrained(model_args.model_name_or_path, **overrides)
+        model = load_checkpoint(head, model_args.model_name_or_path, **overrides)
     model.set_attn_implementation(model_args.attn_implementation)
     add_gpt1_special_tokens(tokenizer, model)
     if model_args.transfer_layers is not None:
@@ -247,6 +283,33 @@ def _with_lengths(dataset: datasets.Dataset) -> datasets.Dataset:
     return dataset.map(length, batched=True, desc="Lengths")
 
 
+def _check_arguments(model_args: ModelArguments, data_args: DataArguments) -> None:
+    """Argument values that would otherwise fail deep inside a model config, or train silently on nonsense."""
+    if model_args.lm_coef < 0 or model_args.lm_coef != model_args.lm_coef:
+        raise ValueError(f"--lm_coef {model_args.lm_coef} must be >= 0 (λ of L3 = L2 + λ·L1; 0 disables L1).")
+    if not 0 <= model_args.clf_pdrop < 1:
+        raise ValueError(f"--clf_pdrop {model_args.clf_pdrop} must be in [0, 1).")
+    if data_args.max_seq_length is not None and data_args.max_seq_length < 3:
+        raise ValueError(
+            f"--max_seq_length {data_args.max_seq_length} cannot hold GPT-1's start/delimiter/extract tokens; use "
+            "at least 3, or leave it out for the model's n_positions."
+        )
+    for flag in ("max_train_samples", "max_eval_samples"):
+        value = getattr(data_args, flag)
+        if value is not None and value < 1:
+            raise ValueError(f"--{flag} {value} must be >= 1 (leave it out to use every row).")
+
+
+def _source(data: DataArguments, split: str) -> str:
+    """Where a split's rows came from, for error messages."""
+    files = {"train": data.train_file, "validation": data.validation_file, "test": data.test_file}
+    if files.get(split):
+        return f"--{split}_file {files[split]}"
+    if data.story_cloze_protocol and split in ("train", "validation") and data.train_file:
+        return f"--train_file {data.train_file} ({split} part)"
+    return f"{data.data_dir or 'the Hub copy'} ({split} split)"
+
+
 def run_finetuning(
     model_args: ModelArguments, data_args: DataArguments, training_args: GPT1TrainingArguments, recipe: str
 ) -> dict[str, Any]:
@@ -263,14 +326,20 @@ def run_finetuning(
         "seed": training_args.seed,
     }
     output_dir = training_args.output_dir
-    if training_args.process_index == 0:
-        prepare_output_dir(output_dir, run_identity, training_args.overwrite_output_dir, training_args.resume)
+    _check_arguments(model_args, data_args)
+    if training_args.process_index == 0:  # refuse an occupied folder now; claim it once every input has passed
+        prepare_output_dir(
+            output_dir, run_identity, training_args.overwrite_output_dir, training_args.resume, claim=False
+        )
     set_seed(training_args.seed)
 
+    check_model_path(model_args.model_name_or_path)
+    if model_args.tokenizer_name_or_path:
+        check_model_path(model_args.tokenizer_name_or_path, "--tokenizer_name_or_path")
     tokenizer = load_gpt1_tokenizer(model_args.tokenizer_name_or_path or model_args.model_name_or_path)
     model = build_model(spec, model_args, tokenizer)
     n_positions = model.config.n_positions
-    max_length = data_args.max_seq_length or n_positions
+    max_length = n_positions if data_args.max_seq_length is None else data_args.max_seq_length
     if max_length > n_positions:
         raise ValueError(
             f"--max_seq_length {max_length} exceeds the model's n_positions={n_positions} (learned positions); "
@@ -278,23 +347,52 @@ def run_finetuning(
         )
 
     raw = load_raw_splits(spec, data_args)
+    if not data_args.predict_test:
+        raw = datasets.DatasetDict({split: rows for split, rows in raw.items() if not split.startswith("test")})
     with training_args.main_process_first(desc="tokenization"):
         processed = {}
         for split, rows in raw.items():
             limit = data_args.max_train_samples if split == "train" else data_args.max_eval_samples
             if limit is not None and not split.startswith("test"):
                 rows = rows.select(range(min(limit, rows.num_rows)))
-            processed[split], collator = prepare_dataset(
-                rows,
-                tokenizer,
-                spec,
-                drop_unlabeled=not split.startswith("test"),
-                max_length=max_length,
-                pad_to_multiple_of=data_args.pad_to_multiple_of,
-                **({"segment_cap": data_args.segment_cap} if spec.format == "multiple_choice" else {}),
-            )
+            try:
+                processed[split], collator = prepare_dataset(
+                    rows,
+                    tokenizer,
+                    spec,
+                    drop_unlabeled=not split.startswith("test"),
+                    max_length=max_length,
+                    pad_to_multiple_of=data_args.pad_to_multiple_of,
+                    **({"segment_cap": data_args.segment_cap} if spec.format == "multiple_choice" else {}),
+                )
+            except (KeyError, TypeError, ValueError) as err:  # name the file: the row/column alone is not enough
+                message = err.args[0] if isinstance(err, KeyError) and err.args else err
+                raise ValueError(f"{_source(data_args, split)}: {message}") from err
+            if not split.startswith("test") and "labels" not in processed[split].column_names:
+                raise ValueError(
+                    f"{_source(data_args, split)}: no label column {spec.label_column!r} (columns: {rows.column_names}"
+                    f"); {split} rows need gold labels. Rename the column, or pass unlabelled rows as --test_file."
+                )
+            dropped = rows.num_rows - processed[split].num_rows
+            if dropped:
+                logger.warning(
+                    "%s: dropped %d of %d rows without a gold label (empty, '-' or -1 in %r).",
+                    _source(data_args, split),
+                    dropped,
+                    rows.num_rows,
+                    spec.label_column,
+                )
+            if processed[split].num_rows == 0 and not split.startswith("test"):
+                raise ValueError(f"{_source(data_args, split)}: no row has a gold label in {spec.label_column!r}.")
     if "train" not in processed:
         raise ValueError(f"No train split for {spec.name!r}: give --train_file, --data_dir, or use the Hub copy.")
+    if training_args.eval_strategy != "no" and not any(s != "train" and not s.startswith("test") for s in processed):
+        raise ValueError(
+            f"--eval_strategy {training_args.eval_strategy.value} needs validation rows, and there are none: pass "
+            "--validation_file, or --eval_strategy no to train without evaluating."
+        )
+    if training_args.process_index == 0:
+        prepare_output_dir(output_dir, run_identity, training_args.overwrite_output_dir, training_args.resume)
     processed = {split: _with_lengths(dataset) for split, dataset in processed.items()}
     train = processed["train"]
     eval_splits = {s: processed[s] for s in processed if s != "train" and not s.startswith("test")}
@@ -331,6 +429,7 @@ def run_finetuning(
             path = Path(output_dir) / f"{spec.name}_{split}_predictions.tsv"
             path.write_text("index\tprediction\n" + "".join(f"{i}\t{p}\n" for i, p in enumerate(preds.tolist())))
         results[f"{split}_predictions"] = str(path)
+    results["log_history"] = trainer.state.log_history
     if trainer.is_world_process_zero():
         tokenizer.save_pretrained(output_dir)
         write_json_atomic(Path(output_dir) / "all_results.json", results)

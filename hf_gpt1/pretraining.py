@@ -12,12 +12,13 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import datasets
-from transformers import TrainingArguments, default_data_collator, set_seed
+from transformers import default_data_collator, set_seed
 
 from .configuration_gpt1 import GPT1Config
 from .modeling_gpt1 import GPT1LMHeadModel
@@ -25,7 +26,10 @@ from .tokenization_gpt1 import add_gpt1_special_tokens, load_gpt1_tokenizer, tra
 from .training import (
     CompleteCheckpointCallback,
     GPT1Trainer,
+    RecipeTrainingArguments,
+    check_model_path,
     last_complete_checkpoint,
+    load_checkpoint,
     parse_recipe_args,
     prepare_output_dir,
     write_json_atomic,
@@ -71,7 +75,7 @@ class PretrainDataArguments:
 
 
 @dataclass
-class PretrainTrainingArguments(TrainingArguments):
+class PretrainTrainingArguments(RecipeTrainingArguments):
     """`TrainingArguments` with the paper's pre-training recipe as defaults."""
 
     learning_rate: float = field(default=2.5e-4, metadata={"help": "Peak learning rate (paper: 2.5e-4)."})
@@ -84,9 +88,6 @@ class PretrainTrainingArguments(TrainingArguments):
     eval_steps: float | None = field(default=500, metadata={"help": "Updates between held-out evaluations."})
     save_strategy: str = field(default="steps", metadata={"help": "Checkpoint every save_steps."})
     save_steps: float = field(default=500, metadata={"help": "Updates between checkpoints."})
-    logging_steps: float = field(default=10, metadata={"help": "Log every N steps."})
-    overwrite_output_dir: bool = field(default=False, metadata={"help": "Replace an output dir holding another run."})
-    resume: bool = field(default=False, metadata={"help": "Continue from the newest complete checkpoint."})
 
 
 class PretrainTrainer(GPT1Trainer):
@@ -122,6 +123,14 @@ def load_text(data: PretrainDataArguments) -> tuple[datasets.Dataset | datasets.
     if validation is None:
         if isinstance(train, datasets.IterableDataset):
             raise ValueError("A streamed corpus needs a validation split or --validation_files for perplexity.")
+        if not 0 < data.validation_split_percentage < 100:
+            raise ValueError(f"--validation_split_percentage {data.validation_split_percentage} must be in (0, 100).")
+        held_out = math.ceil(train.num_rows * data.validation_split_percentage / 100)
+        if train.num_rows - held_out < 1:
+            raise ValueError(
+                f"The corpus has {train.num_rows} document(s) (lines, for .txt): too few to hold out "
+                f"{data.validation_split_percentage}% for perplexity. Pass --validation_files, or add text."
+            )
         held_out = train.train_test_split(test_size=data.validation_split_percentage / 100, seed=0, shuffle=False)
         train, validation = held_out["train"], held_out["test"]
     return train, validation
@@ -183,6 +192,41 @@ def _texts(documents, limit_chars: int = 200_000_000):
             return
 
 
+def _check_arguments(model_args: PretrainModelArguments) -> None:
+    """Sizes a new model cannot be built with, reported as the flags the user typed."""
+    if model_args.model_name_or_path:
+        return
+    for flag in ("vocab_size", "n_layer", "n_embd", "n_head", "n_positions"):
+        if getattr(model_args, flag) < 1:
+            raise ValueError(f"--{flag} {getattr(model_args, flag)} must be a positive integer.")
+    if model_args.n_embd % model_args.n_head:
+        divisors = [d for d in range(1, model_args.n_embd + 1) if model_args.n_embd % d == 0]
+        raise ValueError(
+            f"--n_embd {model_args.n_embd} is not divisible by --n_head {model_args.n_head}; choose --n_head among "
+            f"{divisors[:12]}."
+        )
+    if not 0 <= model_args.dropout < 1:
+        raise ValueError(f"--dropout {model_args.dropout} must be in [0, 1).")
+
+
+def _share_tokenizer(tokenizer, process_index: int):
+    """The main process's tokenizer on every process (its files broadcast over the process group, no shared disk)."""
+    from accelerate.utils import broadcast_object_list
+
+    files = [None]
+    if process_index == 0:
+        with tempfile.TemporaryDirectory() as folder:
+            tokenizer.save_pretrained(folder)
+            files = [{path.name: path.read_bytes() for path in Path(folder).iterdir() if path.is_file()}]
+    broadcast_object_list(files, from_process=0)
+    if process_index == 0:
+        return tokenizer
+    with tempfile.TemporaryDirectory() as folder:
+        for name, data in files[0].items():
+            Path(folder, name).write_bytes(data)
+        return load_gpt1_tokenizer(folder)
+
+
 def run_pretraining(
     model_args: PretrainModelArguments, data_args: PretrainDataArguments, training_args: PretrainTrainingArguments
 ) -> dict[str, Any]:
@@ -191,21 +235,33 @@ def run_pretraining(
         "model": dataclasses.asdict(model_args),
         "data": dataclasses.asdict(data_args),
     }
-    if training_args.process_index == 0:
-        prepare_output_dir(
-            training_args.output_dir, run_identity, training_args.overwrite_output_dir, training_args.resume
-        )
+    _check_arguments(model_args)
+    claim = {"overwrite": training_args.overwrite_output_dir, "resume": training_args.resume}
+    if training_args.process_index == 0:  # refuse an occupied folder now; claim it once every input has passed
+        prepare_output_dir(training_args.output_dir, run_identity, **claim, claim=False)
     set_seed(training_args.seed)
     train_docs, eval_docs = load_text(data_args)
     if isinstance(train_docs, datasets.IterableDataset) and training_args.max_steps <= 0:
         raise ValueError("A streamed corpus has no length: set --max_steps.")
 
     source = model_args.tokenizer_name_or_path or model_args.model_name_or_path
+    if source:
+        flag = "--tokenizer_name_or_path" if model_args.tokenizer_name_or_path else "--model_name_or_path"
+        check_model_path(source, flag)
+    resumed = last_complete_checkpoint(training_args.output_dir) if training_args.resume else None
+    if not source and resumed:
+        source = resumed  # the BPE this run trained before it stopped: a re-trained one would differ (see below)
     tokenizer = load_gpt1_tokenizer(source) if source else None
     if tokenizer is None:
-        tokenizer = train_gpt1_tokenizer(_texts(train_docs), vocab_size=model_args.vocab_size)
+        # BPE training breaks ties between equally frequent pairs in a per-process random (hash) order, so two
+        # processes train different vocabularies from the same text: train once, on the main process, and share it.
+        if training_args.process_index == 0:
+            tokenizer = train_gpt1_tokenizer(_texts(train_docs), vocab_size=model_args.vocab_size)
+            add_gpt1_special_tokens(tokenizer)
+        if training_args.world_size > 1:
+            tokenizer = _share_tokenizer(tokenizer, training_args.process_index)
     if model_args.model_name_or_path:
-        model = GPT1LMHeadModel.from_pretrained(model_args.model_name_or_path)
+        model = load_checkpoint(GPT1LMHeadModel, model_args.model_name_or_path)
         add_gpt1_special_tokens(tokenizer, model)
     else:
         ids = add_gpt1_special_tokens(tokenizer)
@@ -232,6 +288,13 @@ def run_pretraining(
         evaluation = pack_windows(eval_docs, tokenizer, window, data_args.max_eval_windows)
     if not isinstance(train, datasets.IterableDataset) and train.num_rows == 0:
         raise ValueError(f"The corpus is shorter than one {window}-token window: add text or lower --n_positions.")
+    if not isinstance(evaluation, datasets.IterableDataset) and evaluation.num_rows == 0:
+        raise ValueError(
+            f"The held-out text is shorter than one {window}-token window, so perplexity cannot be measured: add "
+            "--validation_files with more text, raise --validation_split_percentage, or lower --n_positions."
+        )
+    if training_args.process_index == 0:
+        prepare_output_dir(training_args.output_dir, run_identity, **claim)
 
     trainer = PretrainTrainer(
         model=model,
@@ -242,10 +305,10 @@ def run_pretraining(
         processing_class=tokenizer,
         callbacks=[CompleteCheckpointCallback()],
     )
-    resume_from = last_complete_checkpoint(training_args.output_dir) if training_args.resume else None
-    train_result = trainer.train(resume_from_checkpoint=resume_from)
+    train_result = trainer.train(resume_from_checkpoint=resumed)
     trainer.save_model()
     results = {"train": train_result.metrics, "validation": trainer.evaluate()}
+    results["log_history"] = trainer.state.log_history
     if trainer.is_world_process_zero():
         tokenizer.save_pretrained(training_args.output_dir)
         write_json_atomic(Path(training_args.output_dir) / "all_results.json", results)

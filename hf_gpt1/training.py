@@ -8,19 +8,40 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import torch
-from transformers import HfArgumentParser, Trainer, TrainerCallback
+from transformers import HfArgumentParser, Trainer, TrainerCallback, TrainingArguments
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
 COMPLETE_MARKER = "checkpoint_complete.json"
 RUN_FILE = "hf_gpt1_run.json"
+
+
+@dataclass
+class RecipeTrainingArguments(TrainingArguments):
+    """`TrainingArguments` plus what every hf_gpt1 recipe adds: run ownership, resume, and `--bf16` on CPU."""
+
+    logging_steps: float = field(default=10, metadata={"help": "Log every N steps."})
+    overwrite_output_dir: bool = field(default=False, metadata={"help": "Replace an output dir holding another run."})
+    resume: bool = field(default=False, metadata={"help": "Continue from the newest complete checkpoint."})
+
+    def __post_init__(self):
+        # Without an accelerator, `use_cpu` is what makes two things work: Trainer refuses `--bf16` otherwise (and
+        # on CPUs with AMX bf16 is the fast path), and only with it does Accelerate set up CPU distributed training
+        # (gloo) under `accelerate launch --multi_gpu` / `torchrun`; without it each process believes it is rank 0
+        # of 1 and trains alone on all the data.
+        launched = int(os.environ.get("WORLD_SIZE", "1")) > 1 or int(os.environ.get("LOCAL_RANK", "-1")) != -1
+        if (self.bf16 or launched) and not torch.accelerator.is_available():
+            self.use_cpu = True
+        super().__post_init__()
 
 
 class GPT1Trainer(Trainer):
@@ -51,8 +72,13 @@ class GPT1Trainer(Trainer):
 
     def log(self, logs: dict[str, float], *args, **kwargs) -> None:
         if "loss" in logs:  # a training log: add the running means of L2 and L1 since the last one
-            for key, total in self._component_sums.items():
-                logs[key] = round(total / max(self._component_counts[key], 1), 4)
+            keys = sorted(self._component_sums)
+            means = [self._component_sums[key] / max(self._component_counts[key], 1) for key in keys]
+            if keys and self.args.world_size > 1:  # every rank logs here: average over ranks, as Trainer does `loss`
+                reduced = self.accelerator.reduce(torch.tensor(means, device=self.args.device), reduction="mean")
+                means = reduced.tolist()
+            for key, mean in zip(keys, means):
+                logs[key] = round(mean, 4)
             self._component_sums.clear()
             self._component_counts.clear()
         super().log(logs, *args, **kwargs)
@@ -90,18 +116,24 @@ def last_complete_checkpoint(output_dir: str | os.PathLike) -> str | None:
     return str(max(steps)[1]) if steps else None
 
 
-def prepare_output_dir(output_dir: str | os.PathLike, run: dict[str, Any], overwrite: bool, resume: bool) -> None:
+def prepare_output_dir(
+    output_dir: str | os.PathLike, run: dict[str, Any], overwrite: bool, resume: bool, claim: bool = True
+) -> None:
     """Claims `output_dir` for this run, refusing to mix two runs' files.
 
     The run's identity (`run`: recipe, task, model, data — whatever makes its results comparable) is stored in
     `hf_gpt1_run.json`. A folder that holds another run, or files of unknown origin, is an error unless `overwrite`
-    (which empties it); resuming requires the same identity.
+    (which empties it); resuming requires the same identity. `claim=False` only checks (nothing is emptied or
+    written): recipes check first and claim once every input has been validated, so a failed start leaves the folder
+    as it was.
     """
     folder = Path(output_dir)
     marker = folder / RUN_FILE
     if folder.exists() and any(folder.iterdir()):
         previous = json.loads(marker.read_text()) if marker.is_file() else None
         if overwrite:
+            if not claim:
+                return
             shutil.rmtree(folder)
         elif resume:
             if previous != run:
@@ -121,8 +153,77 @@ def prepare_output_dir(output_dir: str | os.PathLike, run: dict[str, Any], overw
             )
     elif resume:
         raise ValueError(f"--resume: {folder} holds no run to resume; drop --resume to start one.")
+    if not claim:
+        return
     folder.mkdir(parents=True, exist_ok=True)
     write_json_atomic(marker, run)
+
+
+def check_model_path(name_or_path: str | os.PathLike, flag: str = "--model_name_or_path") -> None:
+    """Refuses a local-looking model path that does not exist, before transformers reports it as a bad Hub id."""
+    text = str(name_or_path)
+    hub_id = re.fullmatch(r"[\w-][\w.-]*(/[\w.-]+)?", text) is not None
+    if not hub_id and not Path(text).expanduser().exists():
+        raise FileNotFoundError(
+            f"{flag} {text}: no such folder. Give a saved checkpoint folder (config.json + model.safetensors) or a "
+            "Hub id such as openai-community/openai-gpt."
+        )
+
+
+def load_checkpoint(model_class: type, name_or_path: str | os.PathLike, **overrides: Any):
+    """`model_class.from_pretrained(name_or_path, **overrides)` with load failures turned into one clear error.
+
+    Weights are read from `model.safetensors` (no code can run while loading it); a pickled `pytorch_model.bin` only
+    through transformers' `torch.load(weights_only=True)`, which refuses anything but tensors. A classification head
+    whose size differs from the requested `num_labels` is refused instead of silently re-initialised or crashing
+    half-way through loading.
+    """
+    check_model_path(name_or_path)
+    folder = Path(name_or_path)
+    if folder.is_dir():
+        if not (folder / "config.json").is_file():
+            raise FileNotFoundError(f"{folder} has no config.json: it is not a saved model folder.")
+        try:
+            saved = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise ValueError(f"{folder / 'config.json'} is not valid JSON ({err}); re-save the model.") from None
+        heads = [a for a in saved.get("architectures") or [] if a.endswith("ForSequenceClassification")]
+        wanted = overrides.get("num_labels")
+        saved_labels = _saved_head_rows(folder) if heads and wanted is not None else None
+        if saved_labels is not None and saved_labels != wanted:
+            raise ValueError(
+                f"{folder} holds a {heads[0]} with a {saved_labels}-label head; this task "
+                f"needs {wanted} label(s). Fine-tune from the pre-trained (language-model) checkpoint instead, or "
+                "from a checkpoint of a task with the same labels."
+            )
+    try:
+        return model_class.from_pretrained(name_or_path, **overrides)
+    except Exception as err:  # safetensors / pickle / size-mismatch errors come in many types
+        if type(err).__name__ == "UnpicklingError":
+            cause = (
+                "a pickled .bin that holds more than tensors, which weights-only loading refuses (it could run "
+                "code). Re-save the model with save_pretrained (safetensors) from a trusted copy."
+            )
+        elif type(err).__name__ == "SafetensorError":
+            cause = f"a truncated or corrupt model.safetensors ({err}); copy or download it again."
+        elif isinstance(err, (OSError, RuntimeError)):
+            cause = f"{str(err).splitlines()[0]}"
+        else:
+            raise
+        raise ValueError(f"Could not load {model_class.__name__} from {name_or_path}: {cause}") from err
+
+
+def _saved_head_rows(folder: Path) -> int | None:
+    """Output size of the classifier saved in `folder/model.safetensors` (read from the header only), or None."""
+    from safetensors import safe_open
+
+    try:
+        with safe_open(str(folder / "model.safetensors"), framework="pt") as weights:
+            if "score.weight" in weights.keys():
+                return int(weights.get_slice("score.weight").get_shape()[0])
+    except Exception:  # no or damaged weights: from_pretrained reports it
+        return None
+    return None
 
 
 def write_json_atomic(path: str | os.PathLike, data: Any) -> None:
@@ -156,13 +257,18 @@ def run_recipe(main: Callable[[], Any]) -> Any:
     Trainer and torch would only hide it. `HF_GPT1_TRACEBACK=1` shows the traceback anyway.
     """
     try:
-        return main()
+        result = main()
     except (ValueError, KeyError, FileNotFoundError) as err:
         if os.environ.get("HF_GPT1_TRACEBACK"):
             raise
         message = err.args[0] if isinstance(err, KeyError) and err.args else err
         print(f"error: {message}\n(HF_GPT1_TRACEBACK=1 shows where it was raised)", file=sys.stderr)
         raise SystemExit(2) from None
+    # Trainer leaves the process group of a multi-process launch open: wait for every rank, then close it cleanly.
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        torch.distributed.barrier()
+        torch.distributed.destroy_process_group()
+    return result
 
 
 def _fsync(path: Path) -> None:
@@ -172,7 +278,10 @@ def _fsync(path: Path) -> None:
 
 __all__ = [
     "CompleteCheckpointCallback",
+    "RecipeTrainingArguments",
     "GPT1Trainer",
+    "check_model_path",
+    "load_checkpoint",
     "last_complete_checkpoint",
     "parse_recipe_args",
     "prepare_output_dir",

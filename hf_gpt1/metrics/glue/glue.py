@@ -52,6 +52,7 @@ _ACCURACY_CONFIGS = (
     "story_cloze",
     "race",
     "swag",
+    "bbc_news",
 )
 _CONFIGS = ("cola", "stsb", "mrpc", "qqp", *_ACCURACY_CONFIGS)
 
