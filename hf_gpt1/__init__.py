@@ -20,6 +20,7 @@ from .modeling_gpt1 import (
     GPT1Model,
     GPT1PreTrainedModel,
 )
+from .pipelines import GPT1MultipleChoicePipeline, register_pipelines
 from .tasks import TASKS, TaskSpec, get_task, load_glue_tsv
 from .tokenization_gpt1 import (
     add_gpt1_special_tokens,
@@ -47,6 +48,7 @@ for _auto, _model in (
     # save_pretrained then copies the modeling code beside the weights (trust_remote_code loading).
     _model.register_for_auto_class(_auto.__name__)
 GPT1Config.register_for_auto_class()
+register_pipelines()  # pipeline("multiple-choice", model=...)
 
 __version__ = "0.1.0"
 
@@ -54,6 +56,7 @@ __all__ = [
     "TASKS",
     "GPT1ClassificationCollator",
     "GPT1MultipleChoiceCollator",
+    "GPT1MultipleChoicePipeline",
     "GPT1Preprocessor",
     "GPT1SimilarityCollator",
     "TaskSpec",

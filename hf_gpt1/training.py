@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+import yaml
 from transformers import HfArgumentParser, Trainer, TrainerCallback, TrainingArguments
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
@@ -238,12 +239,26 @@ def write_json_atomic(path: str | os.PathLike, data: Any) -> None:
     os.replace(tmp, path)
 
 
+class _YamlLoader(yaml.SafeLoader):
+    """YAML 1.1 reads `1e-4` (no dot) as a string; learning rates are written that way, so read them as floats."""
+
+
+_YamlLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float", re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)[eE][-+]?\d+$"), list("-+0123456789.")
+)
+
+
+def load_yaml(path: str | os.PathLike) -> Any:
+    """Reads a YAML file, with `1e-4`-style numbers as floats."""
+    return yaml.load(Path(path).read_text(encoding="utf-8"), Loader=_YamlLoader)
+
+
 def parse_recipe_args(dataclass_types: Sequence[type], argv: Sequence[str] | None = None) -> tuple:
     """Parses a recipe's argument dataclasses from the command line, or from one YAML/JSON file given alone."""
     parser = HfArgumentParser(dataclass_types)
     argv = list(sys.argv[1:] if argv is None else argv)
     if len(argv) == 1 and argv[0].endswith((".yaml", ".yml")):
-        return parser.parse_yaml_file(argv[0])
+        return parser.parse_dict(load_yaml(argv[0]))
     if len(argv) == 1 and argv[0].endswith(".json"):
         return parser.parse_json_file(argv[0])
     return parser.parse_args_into_dataclasses(argv)
@@ -283,6 +298,7 @@ __all__ = [
     "check_model_path",
     "load_checkpoint",
     "last_complete_checkpoint",
+    "load_yaml",
     "parse_recipe_args",
     "prepare_output_dir",
     "run_recipe",

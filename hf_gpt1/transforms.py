@@ -666,10 +666,6 @@ def prepare_dataset(
         spec = _custom_task(dataset, task, text_columns, choice_columns, label_column or "label", label_names)
     else:
         spec = dataclasses.replace(get_task(task), **{k: v for k, v in overrides.items() if v is not None})
-    if drop_unlabeled and spec.label_column in dataset.column_names:
-        dataset = dataset.filter(
-            _has_label, input_columns=[spec.label_column], fn_kwargs={"task": spec}, num_proc=num_proc
-        )
     keep = {"idx"}
     tokenized = dataset.map(
         GPT1Preprocessor(tokenizer, spec),
@@ -679,10 +675,13 @@ def prepare_dataset(
         num_proc=num_proc,
         desc=f"Tokenizing {spec.name}",
     )
+    # Filtered after tokenizing, so that a bad row's error names its row number in the input, not in a filtered copy.
+    if drop_unlabeled and "labels" in tokenized.column_names:
+        tokenized = tokenized.filter(_has_label, input_columns=["labels"], num_proc=num_proc)
     collator_kwargs.setdefault("num_labels", spec.num_labels)
     collator = collator_for_format(spec.format).from_tokenizer(tokenizer, **collator_kwargs)
     return tokenized, collator
 
 
-def _has_label(value: object, task: TaskSpec) -> bool:
-    return task.label_to_id(value) is not None
+def _has_label(label: object) -> bool:
+    return label is not None

@@ -25,7 +25,6 @@ from statistics import mean, stdev
 from typing import Any
 
 import torch
-import yaml
 
 from hf_gpt1.finetuning import DataArguments, GPT1TrainingArguments, ModelArguments, run_finetuning
 from hf_gpt1.modeling_gpt1 import GPT1LMHeadModel
@@ -37,7 +36,7 @@ from hf_gpt1.pretraining import (
 )
 from hf_gpt1.tasks import get_task, load_glue_tsv
 from hf_gpt1.tokenization_gpt1 import load_gpt1_tokenizer
-from hf_gpt1.training import run_recipe, write_json_atomic
+from hf_gpt1.training import load_yaml, run_recipe, write_json_atomic
 from hf_gpt1.zero_shot import evaluate_zero_shot
 
 DISCUSSION = "## Discussion"
@@ -100,7 +99,7 @@ class ExperimentConfig:
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> ExperimentConfig:
-        raw = yaml.safe_load(Path(path).read_text())
+        raw = load_yaml(path)
         try:
             return cls(
                 **{k: v for k, v in raw.items() if k not in ("pretrain", "finetune", "zero_shot")},

@@ -1,0 +1,79 @@
+"""Zero-shot evaluation of a GPT-1 language model with the paper's heuristics (section 5, Fig. 2 right).
+
+    python recipes/zero_shot.py --model_name_or_path runs/pretrain --task sst2 --data_dir ../shared/data/glue
+    python recipes/zero_shot.py --model_name_or_path runs/pretrain --task cola --data_dir ../shared/data/glue \\
+        --calibration_split train --max_calibration_samples 2000
+    python recipes/zero_shot.py --model_name_or_path openai-community/openai-gpt --task race --split test  # Hub data
+    python recipes/zero_shot.py --model_name_or_path runs/pretrain --task wnli --validation_file wnli_dev.tsv
+
+Heuristics: CoLA thresholds the average token log-probability, SST-2 compares "positive" and "negative" after
+"very", RACE picks the answer with the highest average log-probability, WNLI substitutes the pronoun's candidates
+(see `hf_gpt1/zero_shot.py`). Prints the metrics and writes them as JSON to `--output_file`.
+"""
+
+from dataclasses import dataclass, field
+
+import datasets
+from transformers import AutoModelForCausalLM
+
+from hf_gpt1.finetuning import DataArguments, load_raw_splits  # importing hf_gpt1 registers the gpt1 Auto classes
+from hf_gpt1.tasks import get_task, load_glue_tsv
+from hf_gpt1.tokenization_gpt1 import load_gpt1_tokenizer
+from hf_gpt1.training import parse_recipe_args, run_recipe, write_json_atomic
+from hf_gpt1.zero_shot import ZERO_SHOT_TASKS, evaluate_zero_shot
+
+
+@dataclass
+class ZeroShotArguments:
+    model_name_or_path: str = field(metadata={"help": "GPT-1 LM checkpoint: folder or Hub id (openai-gpt works)."})
+    task: str = field(metadata={"help": f"One of {', '.join(ZERO_SHOT_TASKS)}."})
+    data_dir: str | None = field(default=None, metadata={"help": "GLUE TSV folder (CoLA, SST-2, WNLI)."})
+    validation_file: str | None = field(default=None, metadata={"help": "CSV/TSV/JSON(L) file with labelled rows."})
+    split: str = field(default="validation", metadata={"help": "Split of --data_dir or of the Hub copy to score."})
+    max_eval_samples: int | None = field(default=None, metadata={"help": "Score the first N rows only."})
+    calibration_split: str | None = field(
+        default=None, metadata={"help": "CoLA: fit the threshold on this labelled split (default: eval median)."}
+    )
+    max_calibration_samples: int | None = field(default=None, metadata={"help": "First N calibration rows."})
+    threshold: float | None = field(default=None, metadata={"help": "CoLA: a fixed threshold instead."})
+    batch_size: int = field(default=16, metadata={"help": "Sequences per forward pass."})
+    output_file: str | None = field(default=None, metadata={"help": "Write the metrics here as JSON."})
+
+
+def _load(args: ZeroShotArguments, split: str, limit: int | None) -> datasets.Dataset:
+    spec = get_task(args.task)
+    if args.validation_file and split == args.split:
+        rows = load_raw_splits(spec, DataArguments(task=spec.name, validation_file=args.validation_file))
+        rows = rows["validation"]
+    elif args.data_dir:
+        rows = load_glue_tsv(args.data_dir, spec, split)
+    elif spec.hub is not None:
+        rows = datasets.load_dataset(*spec.hub, split=split)
+    else:
+        raise ValueError(f"{spec.name!r} has no Hub copy: pass --data_dir or --validation_file.")
+    return rows.select(range(min(limit, len(rows)))) if limit is not None else rows
+
+
+def main() -> dict:
+    (args,) = parse_recipe_args((ZeroShotArguments,))
+    spec = get_task(args.task)
+    if spec.name not in ZERO_SHOT_TASKS:
+        raise ValueError(f"--task {args.task!r} has no zero-shot heuristic; choose one of {list(ZERO_SHOT_TASKS)}.")
+    model = AutoModelForCausalLM.from_pretrained(args.model_name_or_path)
+    tokenizer = load_gpt1_tokenizer(args.model_name_or_path)
+    dataset = _load(args, args.split, args.max_eval_samples)
+    calibration = None
+    if args.calibration_split is not None:
+        calibration = _load(args, args.calibration_split, args.max_calibration_samples)
+    results = evaluate_zero_shot(
+        model, tokenizer, spec, dataset, batch_size=args.batch_size, threshold=args.threshold, calibration=calibration
+    )
+    results["model"] = args.model_name_or_path
+    print(results)
+    if args.output_file:
+        write_json_atomic(args.output_file, results)
+    return results
+
+
+if __name__ == "__main__":
+    run_recipe(main)

@@ -1,0 +1,190 @@
+"""A small HTTP stand-in for the Hugging Face Hub, for tests only: the Hub itself is unreachable here.
+
+It serves, in memory, just the endpoints huggingface_hub 2.4 calls to create a model repository, upload a folder
+(the README's YAML check; preupload, answering "regular" for every file, i.e. inline base64 in the commit, so no
+LFS / Xet storage is needed; the NDJSON commit) and download it again (repository info at a revision, file tree
+listing, HEAD/GET of `resolve/<revision>/<file>`). Point a process at it with `HF_ENDPOINT=<endpoint>` set before
+huggingface_hub is imported, or pass `endpoint=`. Anything else answers 404 and is recorded in `unhandled`, so a
+test sees when a new client version needs more.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import unquote, urlparse
+
+import yaml
+
+_REPO = r"(?P<repo>[^/]+/[^/]+)"
+_ROUTES = {
+    ("POST", re.compile(r"/api/repos/create")): "create",
+    ("POST", re.compile(r"/api/validate-yaml")): "validate_yaml",
+    ("POST", re.compile(rf"/api/models/{_REPO}/preupload/(?P<rev>[^/]+)")): "preupload",
+    ("POST", re.compile(rf"/api/models/{_REPO}/commit/(?P<rev>[^/]+)")): "commit",
+    ("GET", re.compile(rf"/api/models/{_REPO}(?:/revision/(?P<rev>[^/]+))?")): "info",
+    ("GET", re.compile(rf"/api/models/{_REPO}/tree/(?P<rev>[^/]+)(?:/(?P<folder>.+))?")): "tree",
+    ("GET", re.compile(rf"/{_REPO}/resolve/(?P<rev>[^/]+)/(?P<path>.+)")): "resolve",
+    ("HEAD", re.compile(rf"/{_REPO}/resolve/(?P<rev>[^/]+)/(?P<path>.+)")): "resolve",
+}
+
+
+class HubStandIn:
+    """`with HubStandIn() as hub:` serves on 127.0.0.1 at `hub.endpoint`; `hub.repos[repo_id]` is `{path: bytes}`."""
+
+    def __init__(self):
+        self.repos: dict[str, dict[str, bytes]] = {}
+        self.commits: dict[str, str] = {}  # repo id -> current commit sha
+        self.unhandled: list[str] = []
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def __enter__(self) -> HubStandIn:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def _handler(hub: HubStandIn) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args) -> None:  # keep pytest output clean
+            pass
+
+        def _route(self, method: str) -> None:
+            path = unquote(urlparse(self.path).path)
+            for (verb, pattern), name in _ROUTES.items():
+                match = pattern.fullmatch(path)
+                if verb == method and match:
+                    return getattr(self, f"_{name}")(**match.groupdict())
+            hub.unhandled.append(f"{method} {self.path}")
+            self._send(404, {"error": "not served by the stand-in"})
+
+        do_GET = lambda self: self._route("GET")  # noqa: E731
+        do_HEAD = lambda self: self._route("HEAD")  # noqa: E731
+        do_POST = lambda self: self._route("POST")  # noqa: E731
+
+        def _body(self) -> bytes:
+            return self.rfile.read(int(self.headers.get("Content-Length", 0)))
+
+        def _send(self, status: int, payload: dict | list | bytes, headers: dict[str, str] | None = None) -> None:
+            body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header(
+                "Content-Type", "application/octet-stream" if isinstance(payload, bytes) else "application/json"
+            )
+            self.send_header("Content-Length", str(len(body)))
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+        def _missing(self, repo: str) -> bool:
+            if repo in hub.repos:
+                return False
+            self._send(404, {"error": f"Repository {repo} not found"}, {"X-Error-Code": "RepoNotFound"})
+            return True
+
+        def _create(self) -> None:
+            request = json.loads(self._body())
+            repo = f"{request['organization']}/{request['name']}" if request.get("organization") else request["name"]
+            hub.repos.setdefault(repo, {})
+            hub.commits.setdefault(repo, "0" * 40)
+            self._send(200, {"url": f"{hub.endpoint}/{repo}", "name": repo})
+
+        def _validate_yaml(self) -> None:
+            # The README's front matter must be a YAML mapping (the real Hub also checks its fields' schema).
+            content = json.loads(self._body())["content"]
+            match = re.match(r"---\n(.*?)\n---\n", content, re.DOTALL)
+            try:
+                valid = match is not None and isinstance(yaml.safe_load(match.group(1)), dict)
+            except yaml.YAMLError:
+                valid = False
+            if valid:
+                self._send(200, {"warnings": []})
+            else:
+                self._send(400, {"errors": [{"message": "README.md front matter is not a YAML mapping"}]})
+
+        def _preupload(self, repo: str, rev: str) -> None:
+            files = json.loads(self._body())["files"]
+            if not self._missing(repo):
+                self._send(
+                    200,
+                    {"files": [{"path": f["path"], "uploadMode": "regular", "shouldIgnore": False} for f in files]},
+                )
+
+        def _commit(self, repo: str, rev: str) -> None:
+            lines = [json.loads(line) for line in self._body().decode().splitlines() if line.strip()]
+            if self._missing(repo):
+                return
+            for line in lines:
+                if line["key"] == "file":
+                    hub.repos[repo][line["value"]["path"]] = base64.b64decode(line["value"]["content"])
+                elif line["key"] == "deletedFile":
+                    hub.repos[repo].pop(line["value"]["path"], None)
+            sha = hashlib.sha1(json.dumps(lines, sort_keys=True).encode()).hexdigest()
+            hub.commits[repo] = sha
+            self._send(200, {"commitUrl": f"{hub.endpoint}/{repo}/commit/{sha}", "commitOid": sha})
+
+        def _info(self, repo: str, rev: str | None = None) -> None:
+            if self._missing(repo):
+                return
+            siblings = [{"rfilename": path} for path in sorted(hub.repos[repo])]
+            sha = hub.commits[repo]
+            self._send(
+                200, {"id": repo, "modelId": repo, "sha": sha, "siblings": siblings, "private": False, "tags": []}
+            )
+
+        def _tree(self, repo: str, rev: str, folder: str | None = None) -> None:
+            if self._missing(repo):
+                return
+            prefix = f"{folder.rstrip('/')}/" if folder else ""
+            recursive = "recursive=true" in self.path
+            entries: dict[str, dict] = {}
+            for path, content in sorted(hub.repos[repo].items()):
+                if not path.startswith(prefix):
+                    continue
+                child = path[len(prefix) :]
+                if "/" in child and not recursive:
+                    directory = prefix + child.split("/")[0]
+                    entries[directory] = {"type": "directory", "oid": "0" * 40, "path": directory}
+                else:
+                    entries[path] = {
+                        "type": "file",
+                        "oid": hashlib.sha1(content).hexdigest(),
+                        "size": len(content),
+                        "path": path,
+                    }
+            if prefix and not entries:
+                self._send(404, {"error": f"Entry {folder} not found"}, {"X-Error-Code": "EntryNotFound"})
+            else:
+                self._send(200, list(entries.values()))
+
+        def _resolve(self, repo: str, rev: str, path: str) -> None:
+            if self._missing(repo):
+                return
+            content = hub.repos[repo].get(path)
+            if content is None:
+                self._send(
+                    404,
+                    {"error": f"Entry {path} not found"},
+                    {"X-Error-Code": "EntryNotFound", "X-Repo-Commit": hub.commits[repo]},
+                )
+                return
+            etag = hashlib.sha1(content).hexdigest()
+            self._send(200, content, {"X-Repo-Commit": hub.commits[repo], "ETag": f'"{etag}"'})
+
+    return Handler
