@@ -23,6 +23,7 @@ _OPENAI_ONLY_KEYS = (
     "predict_special_tokens",
 )
 LM_LOSS_REDUCTIONS = ("sequence", "token")
+INPUT_FORMATS = (None, "classification", "entailment", "similarity", "multiple_choice")
 
 
 @strict
@@ -61,6 +62,10 @@ class GPT1Config(PreTrainedConfig):
         lm_loss_reduction (`str`, defaults to `"sequence"`):
             How the auxiliary L1 is averaged: `"sequence"` averages over each sequence's targets and then over
             sequences (the original code); `"token"` averages over all target tokens of the batch.
+        input_format (`str`, *optional*):
+            The task format a classification model was fine-tuned on (`"classification"`, `"entailment"`,
+            `"similarity"`); set by the recipes so that inference refuses a sentence pair given to a single-sentence
+            model, and a single sentence given to a pair model.
         similarity (`bool`, defaults to `False`):
             Sequence classification reads both orderings of a sentence pair and adds the two extract-token states
             before the classifier (the paper's similarity transform, used for STS-B, MRPC and QQP).
@@ -101,6 +106,7 @@ class GPT1Config(PreTrainedConfig):
     clf_pdrop: float | int = 0.1
     lm_loss_reduction: str = "sequence"
     similarity: bool = False
+    input_format: str | None = None
     start_token_id: int | None = None
     delimiter_token_id: int | None = None
     extract_token_id: int | None = None
@@ -136,6 +142,8 @@ class GPT1Config(PreTrainedConfig):
             raise ValueError(
                 f"GPT1Config.lm_loss_reduction must be one of {LM_LOSS_REDUCTIONS}, got {self.lm_loss_reduction!r}."
             )
+        if self.input_format not in INPUT_FORMATS:
+            raise ValueError(f"GPT1Config.input_format must be one of {INPUT_FORMATS}, got {self.input_format!r}.")
         if self.initializer_range <= 0:
             raise ValueError(f"GPT1Config.initializer_range must be > 0, got {self.initializer_range}.")
 

@@ -236,6 +236,7 @@ def build_model(spec: TaskSpec, model_args: ModelArguments, tokenizer) -> GPT1Pr
         "lm_coef": model_args.lm_coef,
         "clf_pdrop": model_args.clf_pdrop,
         "similarity": spec.format == "similarity",
+        "input_format": spec.format,
     }
     if spec.format != "multiple_choice":
         overrides["num_labels"] = spec.num_labels
@@ -431,6 +432,8 @@ def run_finetuning(
         results[f"{split}_predictions"] = str(path)
     results["log_history"] = trainer.state.log_history
     if trainer.is_world_process_zero():
+        # Pipelines then truncate long inputs to the length the model was fine-tuned with.
+        tokenizer.model_max_length = max_length
         tokenizer.save_pretrained(output_dir)
         write_json_atomic(Path(output_dir) / "all_results.json", results)
     return results

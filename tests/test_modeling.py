@@ -441,3 +441,14 @@ def test_missing_special_token_ids_are_a_clear_error():
     model = GPT1ForSequenceClassification(tiny_config(num_labels=2, extract_token_id=None))
     with pytest.raises(ValueError, match="add_gpt1_special_tokens"):
         model(torch.tensor([[1, 2, 3]]))
+
+
+def test_input_format_mismatch_is_a_clear_error():
+    single = GPT1ForSequenceClassification(tiny_config(num_labels=2, input_format="classification"))
+    pair = torch.tensor([[START, 5, DELIM, 6, EXTRACT]])
+    with pytest.raises(ValueError, match="single sentences"):
+        single(pair)
+    entail = GPT1ForSequenceClassification(tiny_config(num_labels=2, input_format="entailment"))
+    with pytest.raises(ValueError, match="sentence pairs"):
+        entail(torch.tensor([[START, 5, 6, EXTRACT]]))
+    assert entail(pair).logits.shape == (1, 2)
