@@ -299,6 +299,8 @@ class GPT1Model(GPT1PreTrainedModel):
         if attention_mask is not None and attention_mask.ndim != 4:
             attention_mask = attention_mask.reshape(inputs_embeds.shape[0], -1)
 
+        # Training never reuses keys and values: a cache there would only copy every layer's K/V and keep them alive.
+        use_cache = use_cache and not self.training
         if use_cache and past_key_values is None:
             past_key_values = DynamicCache(config=self.config)
         past_length = past_key_values.get_seq_length() if past_key_values is not None else 0
