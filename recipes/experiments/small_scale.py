@@ -291,10 +291,12 @@ def run_experiment(cfg: ExperimentConfig) -> dict[str, Any]:
         "pretraining": {
             "held_out_perplexity": pre["validation"]["eval_perplexity"],
             "held_out_loss": pre["validation"]["eval_loss"],
+            # by step: the final evaluation repeats the last periodic one
             "curve": [
-                {"step": e["step"], "eval_perplexity": e["eval_perplexity"]}
-                for e in pre["log_history"]
-                if "eval_perplexity" in e
+                {"step": step, "eval_perplexity": ppl}
+                for step, ppl in sorted(
+                    {e["step"]: e["eval_perplexity"] for e in pre["log_history"] if "eval_perplexity" in e}.items()
+                )
             ],
         },
         "ablations": table,
