@@ -1,0 +1,116 @@
+"""torch.compile of the LM and classification heads: one graph (no graph breaks) and the eager results.
+
+Dynamo's tracing is checked with `torch._dynamo.explain` and `fullgraph=True` on the "eager" backend (fast, no code
+generation); the inductor run, which compiles C++/Triton code, is marked slow.
+"""
+
+import pytest
+import torch
+
+from hf_gpt1 import GPT1Config, GPT1ForMultipleChoice, GPT1ForSequenceClassification, GPT1LMHeadModel
+
+VOCAB = 103  # 100 BPE ids + _start_, _delimiter_, _classify_
+START, DELIM, EXTRACT = 100, 101, 102
+
+
+def tiny_config(**kwargs) -> GPT1Config:
+    return GPT1Config(
+        vocab_size=VOCAB,
+        n_positions=32,
+        n_embd=32,
+        n_layer=2,
+        n_head=4,
+        start_token_id=START,
+        delimiter_token_id=DELIM,
+        extract_token_id=EXTRACT,
+        **kwargs,
+    )
+
+
+def clf_batch():
+    ids = torch.randint(0, 100, (3, 12))
+    ids[:, 0] = START
+    ids[:, 5] = DELIM
+    mask = torch.ones_like(ids)
+    for row, length in enumerate((12, 9, 7)):  # right padding of different lengths
+        ids[row, length - 1] = EXTRACT
+        ids[row, length:] = 0
+        mask[row, length:] = 0
+    return {"input_ids": ids, "attention_mask": mask, "labels": torch.tensor([0, 1, 1])}
+
+
+def lm_batch():
+    ids = torch.randint(0, 100, (2, 16))
+    return {"input_ids": ids, "labels": ids}
+
+
+CASES = {
+    "lm": (lambda: GPT1LMHeadModel(tiny_config()), lm_batch),
+    "clf": (lambda: GPT1ForSequenceClassification(tiny_config(num_labels=2)), clf_batch),
+    "mc": (
+        lambda: GPT1ForMultipleChoice(tiny_config()),
+        lambda: {k: (v.view(1, 3, -1) if k != "labels" else v[:1]) for k, v in clf_batch().items()},
+    ),
+}
+
+
+@pytest.mark.parametrize(("case", "attn"), [("lm", "sdpa"), ("clf", "sdpa"), ("mc", "sdpa"), ("clf", "eager")])
+def test_heads_trace_without_graph_breaks(case, attn):
+    make_model, make_batch = CASES[case]
+    model = make_model().eval()
+    model.set_attn_implementation(attn)
+    batch = make_batch()
+    torch._dynamo.reset()
+    explanation = torch._dynamo.explain(model)(**batch)
+    assert explanation.graph_break_count == 0, explanation.break_reasons
+    assert explanation.graph_count == 1
+
+
+@pytest.mark.parametrize("case", ["lm", "clf"])
+def test_training_forward_traces_without_graph_breaks(case):
+    """Training mode takes the CPU dropout-attention path (and dropout): still one graph."""
+    make_model, make_batch = CASES[case]
+    model = make_model().train()
+    torch._dynamo.reset()
+    explanation = torch._dynamo.explain(model)(**make_batch())
+    assert explanation.graph_break_count == 0, explanation.break_reasons
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_fullgraph_compile_matches_eager(case):
+    make_model, make_batch = CASES[case]
+    model = make_model().eval()
+    batch = make_batch()
+    with torch.no_grad():
+        expected = model(**batch)
+        torch._dynamo.reset()
+        got = torch.compile(model, backend="eager", fullgraph=True)(**batch)
+    torch.testing.assert_close(got.loss, expected.loss, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(got.logits, expected.logits, rtol=1e-5, atol=1e-5)
+
+
+def test_fullgraph_compile_trains():
+    """Backward through the compiled graph gives the eager gradients."""
+    model = GPT1ForSequenceClassification(tiny_config(num_labels=2)).eval()
+    batch = clf_batch()
+    model(**batch).loss.backward()
+    expected = {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}
+    model.zero_grad()
+    torch._dynamo.reset()
+    torch.compile(model, backend="aot_eager", fullgraph=True)(**batch).loss.backward()
+    for name, grad in expected.items():
+        torch.testing.assert_close(dict(model.named_parameters())[name].grad, grad, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", ["lm", "clf"])
+def test_inductor_compile_matches_eager(case):
+    make_model, make_batch = CASES[case]
+    model = make_model().eval()
+    batch = make_batch()
+    with torch.no_grad():
+        expected = model(**batch)
+        torch._dynamo.reset()
+        got = torch.compile(model, fullgraph=True)(**batch)
+    torch.testing.assert_close(got.loss, expected.loss, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(got.logits, expected.logits, rtol=1e-4, atol=1e-4)
