@@ -342,6 +342,15 @@ def _check_ids(input_ids: torch.Tensor, vocab_size: int) -> None:
         )
 
 
+def _check_class_ids(labels: torch.Tensor, n: int, what: str, hint: str = "") -> None:
+    # An out-of-range class id otherwise fails inside cross_entropy with an opaque index error.
+    if torch.compiler.is_compiling() or labels.numel() == 0:
+        return
+    low, high = int(labels.min()), int(labels.max())
+    if low < 0 or high >= n:
+        raise ValueError(f"labels must be {what} in [0, {n}), got values in [{low}, {high}]{hint}.")
+
+
 class GPT1WithLMHead(GPT1PreTrainedModel):
     """Shared base of every head that owns the tied LM head and can compute the auxiliary L1 loss."""
 
@@ -675,15 +684,7 @@ class GPT1ForSequenceClassification(GPT1ForFineTuning):
                 raise ValueError("Regression labels contain NaN or inf; clean or drop those rows.")
             return F.mse_loss(logits.squeeze(-1).float(), labels.float())
         if self.config.problem_type == "single_label_classification":
-            if (
-                not torch.compiler.is_compiling()
-                and labels.numel()
-                and (int(labels.min()) < 0 or int(labels.max()) >= self.num_labels)
-            ):
-                raise ValueError(
-                    f"labels must be class ids in [0, {self.num_labels}), got values in "
-                    f"[{int(labels.min())}, {int(labels.max())}]; check the label column or config.num_labels."
-                )
+            _check_class_ids(labels, self.num_labels, "class ids", "; check the label column or config.num_labels")
             return F.cross_entropy(logits.float(), labels.long())
         return F.binary_cross_entropy_with_logits(logits.float(), labels.float())
 
@@ -731,16 +732,7 @@ class GPT1ForMultipleChoice(GPT1ForFineTuning):
 
         clf_loss = lm_loss = None
         if labels is not None:
-            num_choices = logits.shape[-1]
-            if (
-                not torch.compiler.is_compiling()
-                and labels.numel()
-                and (int(labels.min()) < 0 or int(labels.max()) >= num_choices)
-            ):
-                raise ValueError(
-                    f"labels must index one of the {num_choices} choices, got values in "
-                    f"[{int(labels.min())}, {int(labels.max())}]."
-                )
+            _check_class_ids(labels, logits.shape[-1], "choice indices")
             clf_loss = F.cross_entropy(logits.float(), labels.long())
         if labels is not None or lm_labels is not None:
             lm_loss = self._lm_term(outputs, input_ids, attention_mask, lm_labels)

