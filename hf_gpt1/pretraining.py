@@ -281,6 +281,10 @@ def run_pretraining(
         )
         model = GPT1LMHeadModel(config)
     model.set_attn_implementation(model_args.attn_implementation)
+    # A language model's tokenizer encodes raw text: `tokenizer(text)` must not wrap it in the task template, or
+    # pipeline("text-generation") and the zero-shot heuristics would see `_start_ … _classify_`. The special tokens
+    # stay in the vocabulary; fine-tuning re-installs the template (hf_gpt1.finetuning.build_model).
+    tokenizer.backend_tokenizer.post_processor = None
 
     window = model.config.n_positions
     with training_args.main_process_first(desc="packing"):
