@@ -61,32 +61,6 @@ def eager_attention_forward(
     return attn_output, attn_weights
 
 
-def gpt1_dropout(hidden_states: torch.Tensor, p: float, training: bool) -> torch.Tensor:
-    """`F.dropout`, with the CPU keep-mask drawn from 16-bit random integers.
-
-    `bernoulli_` draws one random number per element; four 16-bit lanes of each 64-bit draw cost ~4× less CPU time,
-    which matters for the (B, heads, T, T) attention probabilities. An element is kept with probability
-    `round((1 - p) * 2**16) / 2**16` (within 2**-17 of `1 - p`) and scaled by its inverse, so the output stays
-    unbiased. CUDA tensors and compiled graphs use `F.dropout` (their RNG is already fused and fast).
-    """
-    if not training or p == 0:
-        return hidden_states
-    if hidden_states.device.type != "cpu" or torch.compiler.is_compiling() or p >= 1:
-        return F.dropout(hidden_states, p, training)
-    keep_count = round((1 - p) * 65536)
-    numel = hidden_states.numel()
-    bits = torch.empty((numel + 3) // 4, dtype=torch.int64).random_(-(2**63), None)
-    keep = bits.view(torch.int16)[:numel].view(hidden_states.shape) < keep_count - 32768
-    return hidden_states.mul(keep).mul_(65536 / keep_count)
-
-
-class GPT1Dropout(nn.Dropout):
-    """`nn.Dropout` through [`gpt1_dropout`] (a cheaper mask on CPU)."""
-
-    def forward(self, hidden_states: torch.Tensor) -> torch.Tensor:
-        return gpt1_dropout(hidden_states, self.p, self.training)
-
-
 def cpu_dropout_attention_forward(
     module: nn.Module,
     query: torch.Tensor,
@@ -112,7 +86,7 @@ def cpu_dropout_attention_forward(
         attention_mask = attention_mask == 0  # an additive mask: 0 where attended
     # finfo.min rather than -inf: a fully masked row (a left-padded query) gets finite, ignored values, as in eager.
     attn_weights = attn_weights.masked_fill_(~attention_mask, torch.finfo(attn_weights.dtype).min)
-    attn_weights = gpt1_dropout(F.softmax(attn_weights, dim=-1), p=dropout, training=True)
+    attn_weights = F.dropout(F.softmax(attn_weights, dim=-1), p=dropout, training=True)
     return torch.matmul(attn_weights, value).transpose(1, 2), None  # (B, T, nh, hs)
 
 
@@ -130,7 +104,7 @@ class GPT1Attention(nn.Module):
         self.c_attn = Conv1D(3 * config.n_embd, config.n_embd)
         self.c_proj = Conv1D(config.n_embd, config.n_embd)
         self.attn_dropout = config.attn_pdrop
-        self.resid_dropout = GPT1Dropout(config.resid_pdrop)
+        self.resid_dropout = nn.Dropout(config.resid_pdrop)
 
     def forward(
         self,
@@ -183,7 +157,7 @@ class GPT1MLP(nn.Module):
         # "gelu_new" (the tanh GELU) as one fused kernel: the Python formula costs ~8 elementwise passes over the
         # (tokens × 3072) activation forward and more backward; the result is the same to float rounding.
         self.act = ACT2FN[_FUSED_ACTIVATIONS.get(config.activation_function, config.activation_function)]
-        self.dropout = GPT1Dropout(config.resid_pdrop)
+        self.dropout = nn.Dropout(config.resid_pdrop)
 
     def forward(self, hidden_states: torch.Tensor) -> torch.Tensor:
         return self.dropout(self.c_proj(self.act(self.c_fc(hidden_states))))
@@ -251,7 +225,7 @@ class GPT1Model(GPT1PreTrainedModel):
         super().__init__(config)
         self.tokens_embed = nn.Embedding(config.vocab_size, config.n_embd)
         self.positions_embed = nn.Embedding(config.n_positions, config.n_embd)
-        self.drop = GPT1Dropout(config.embd_pdrop)
+        self.drop = nn.Dropout(config.embd_pdrop)
         self.h = nn.ModuleList([GPT1Block(config, layer_idx=i) for i in range(config.n_layer)])
         self.gradient_checkpointing = False
         self.post_init()
