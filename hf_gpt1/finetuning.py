@@ -260,12 +260,17 @@ def build_model(spec: TaskSpec, model_args: ModelArguments, tokenizer) -> GPT1Pr
 # ------------------------------------------------------------------------------------------------- run
 
 
+def _predictions(spec: TaskSpec, outputs: np.ndarray | tuple) -> np.ndarray:
+    """Trainer's prediction outputs → one prediction per example: the score (regression) or the class / choice."""
+    logits = outputs[0] if isinstance(outputs, tuple) else outputs
+    return logits.squeeze(-1) if spec.is_regression else logits.argmax(-1)
+
+
 def _metric_fn(spec: TaskSpec):
     metric = load_metric(spec)
 
     def compute(prediction: EvalPrediction) -> dict[str, float]:
-        logits = prediction.predictions[0] if isinstance(prediction.predictions, tuple) else prediction.predictions
-        preds = logits.squeeze(-1) if spec.is_regression else logits.argmax(-1)
+        preds = _predictions(spec, prediction.predictions)
         return metric.compute(predictions=preds, references=prediction.label_ids)
 
     return compute
@@ -421,9 +426,7 @@ def run_finetuning(
     for split, dataset in test_splits.items():
         if "labels" in dataset.column_names:
             dataset = dataset.remove_columns(["labels"])
-        logits = trainer.predict(dataset).predictions
-        logits = logits[0] if isinstance(logits, tuple) else logits
-        preds = logits.squeeze(-1) if spec.is_regression else logits.argmax(-1)
+        preds = _predictions(spec, trainer.predict(dataset).predictions)
         if spec.glue_tsv is not None and split in spec.glue_tsv.submission_files:
             path = write_glue_submission(spec, preds.tolist(), output_dir, split)
         else:
