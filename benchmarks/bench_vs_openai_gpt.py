@@ -189,7 +189,7 @@ class MasterWeightAdamW:
     def __init__(self, model: nn.Module, **kwargs):
         self.params = [p for p in model.parameters() if p.requires_grad]
         self.master = [p.detach().float().clone().requires_grad_(True) for p in self.params]
-        self.optimizer = torch.optim.AdamW(self.master, **kwargs)
+        self.optimizer = torch.optim.AdamW(self.master, fused=True, **kwargs)
 
     def step(self) -> None:
         for p, m in zip(self.params, self.master):
@@ -227,11 +227,12 @@ class Side:
         self.model = torch.compile(self.model)
 
     def train_setup(self) -> None:
+        # fused AdamW on both sides: what the recipes' Trainer uses (optim=adamw_torch_fused, its default)
         kwargs = dict(lr=6.25e-5, weight_decay=0.01)
         self.optimizer = (
             MasterWeightAdamW(self.model, **kwargs)
             if self.weights_lp
-            else torch.optim.AdamW(self.model.parameters(), **kwargs)
+            else torch.optim.AdamW(self.model.parameters(), fused=True, **kwargs)
         )
 
     def train_step(self, loss_fn) -> None:

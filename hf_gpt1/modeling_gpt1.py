@@ -61,6 +61,29 @@ def eager_attention_forward(
     return attn_output, attn_weights
 
 
+def apply_dropout(x: torch.Tensor, p: float, training: bool) -> torch.Tensor:
+    """`F.dropout`, with a cheaper mask on the CPU.
+
+    On the CPU `bernoulli_` draws a double per element: it was the largest single cost of a bf16 training step (27%,
+    ahead of every matmul). Comparing 31-bit random integers with `p·2³¹` keeps each element with the same
+    probability (to 2⁻³¹) at half the cost of `F.dropout`. Elsewhere, and under `torch.compile` (which fuses its own
+    random numbers into the surrounding kernel), this is `F.dropout`.
+    """
+    if not training or p == 0.0:
+        return x
+    if x.device.type != "cpu" or torch.compiler.is_compiling():
+        return F.dropout(x, p, training=True)
+    keep = torch.empty(x.shape, dtype=torch.int32, device=x.device).random_() >= round(p * 2**31)
+    return x.mul(keep).mul_(1.0 / (1.0 - p))
+
+
+class GPT1Dropout(nn.Dropout):
+    """`nn.Dropout` through `apply_dropout` (the cheaper CPU mask); the same module in every other respect."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return apply_dropout(x, self.p, self.training)
+
+
 def cpu_dropout_attention_forward(
     module: nn.Module,
     query: torch.Tensor,
@@ -86,8 +109,61 @@ def cpu_dropout_attention_forward(
         attention_mask = attention_mask == 0  # an additive mask: 0 where attended
     # finfo.min rather than -inf: a fully masked row (a left-padded query) gets finite, ignored values, as in eager.
     attn_weights = attn_weights.masked_fill_(~attention_mask, torch.finfo(attn_weights.dtype).min)
-    attn_weights = F.dropout(F.softmax(attn_weights, dim=-1), p=dropout, training=True)
+    attn_weights = apply_dropout(F.softmax(attn_weights, dim=-1), dropout, training=True)
     return torch.matmul(attn_weights, value).transpose(1, 2), None  # (B, T, nh, hs)
+
+
+class _LinearCrossEntropy(torch.autograd.Function):
+    """`Σ_i w_i · CE(hidden_i @ weight.T, target_i)`, with both gradients computed in the forward pass.
+
+    A 40k-wide LM head's logits, their fp32 copy, log-softmax, its gradient and nll's zero-filled one-hot gradient are
+    five (M, V) buffers; on the CPU each is a fresh `mmap` that page-faults on first touch, which cost as much as the
+    head's matmuls. Here one (M, V) buffer holds the logits and is overwritten, a chunk of rows at a time, with their
+    gradient `w_i · (softmax_i - onehot_i)`; the same three matmuls then give both gradients. The softmax runs in fp32
+    whatever the weights' dtype.
+    """
+
+    @staticmethod
+    def forward(ctx, hidden, weight, targets, token_weights, chunk_rows: int):
+        buffer = hidden @ weight.T  # (M, V), logits in the model's dtype, then their gradient in place
+        losses = torch.empty(hidden.shape[0], dtype=torch.float32, device=hidden.device)
+        for start in range(0, hidden.shape[0], chunk_rows):
+            rows = slice(start, start + chunk_rows)
+            logits = buffer[rows].float()  # (n, V)
+            lse = torch.logsumexp(logits, dim=-1, keepdim=True)  # (n, 1)
+            target_logits = logits.gather(1, targets[rows, None])  # (n, 1)
+            losses[rows] = (lse - target_logits).squeeze(1)
+            grad = logits.sub_(lse).exp_()  # softmax
+            grad.scatter_add_(1, targets[rows, None], torch.full_like(target_logits, -1.0))
+            buffer[rows] = grad.mul_(token_weights[rows, None])
+        # Kept on ctx rather than saved for backward: backward scales them in place, so it runs once.
+        # (M, C), (V, C); under autocast the matmuls return the autocast dtype: grads keep their inputs' dtypes
+        ctx.grads = ((buffer @ weight).to(hidden.dtype), (buffer.T @ hidden).to(weight.dtype))
+        return (losses * token_weights).sum()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        if ctx.grads is None:
+            raise RuntimeError("The fused LM loss can be back-propagated once; recompute the forward pass.")
+        grad_hidden, grad_weight = ctx.grads
+        ctx.grads = None
+        return grad_hidden.mul_(grad_output), grad_weight.mul_(grad_output), None, None, None
+
+
+def linear_cross_entropy(
+    hidden: torch.Tensor, weight: torch.Tensor, targets: torch.Tensor, token_weights: torch.Tensor
+) -> torch.Tensor:
+    """Weighted LM cross-entropy `Σ_i w_i · CE(hidden_i @ weight.T, target_i)` over rows that all carry a target.
+
+    In eager training it never materialises more than one `(M, V)` buffer (see `_LinearCrossEntropy`); under
+    `torch.compile`, or without gradients, it is the plain composition, which the compiler fuses itself.
+    """
+    if torch.compiler.is_compiling() or not torch.is_grad_enabled():
+        token_loss = F.cross_entropy((hidden @ weight.T).float(), targets, reduction="none")
+        return (token_loss * token_weights).sum()
+    # ~16 MiB of fp32 logits per chunk: below glibc's mmap threshold, so the chunk buffers are reused, not re-faulted
+    chunk_rows = max(1, (1 << 22) // weight.shape[0])
+    return _LinearCrossEntropy.apply(hidden, weight, targets, token_weights.float(), chunk_rows)
 
 
 class GPT1Attention(nn.Module):
@@ -104,7 +180,7 @@ class GPT1Attention(nn.Module):
         self.c_attn = Conv1D(3 * config.n_embd, config.n_embd)
         self.c_proj = Conv1D(config.n_embd, config.n_embd)
         self.attn_dropout = config.attn_pdrop
-        self.resid_dropout = nn.Dropout(config.resid_pdrop)
+        self.resid_dropout = GPT1Dropout(config.resid_pdrop)
 
     def forward(
         self,
@@ -157,7 +233,7 @@ class GPT1MLP(nn.Module):
         # "gelu_new" (the tanh GELU) as one fused kernel: the Python formula costs ~8 elementwise passes over the
         # (tokens × 3072) activation forward and more backward; the result is the same to float rounding.
         self.act = ACT2FN[_FUSED_ACTIVATIONS.get(config.activation_function, config.activation_function)]
-        self.dropout = nn.Dropout(config.resid_pdrop)
+        self.dropout = GPT1Dropout(config.resid_pdrop)
 
     def forward(self, hidden_states: torch.Tensor) -> torch.Tensor:
         return self.dropout(self.c_proj(self.act(self.c_fc(hidden_states))))
@@ -225,7 +301,7 @@ class GPT1Model(GPT1PreTrainedModel):
         super().__init__(config)
         self.tokens_embed = nn.Embedding(config.vocab_size, config.n_embd)
         self.positions_embed = nn.Embedding(config.n_positions, config.n_embd)
-        self.drop = nn.Dropout(config.embd_pdrop)
+        self.drop = GPT1Dropout(config.embd_pdrop)
         self.h = nn.ModuleList([GPT1Block(config, layer_idx=i) for i in range(config.n_layer)])
         self.gradient_checkpointing = False
         self.post_init()
@@ -360,23 +436,23 @@ class GPT1WithLMHead(GPT1PreTrainedModel):
         if attention_mask is not None:
             valid = valid & (attention_mask[:, :-1] != 0) & (attention_mask[:, 1:] != 0)
         hidden_states = hidden_states[:, :-1]
-        if torch.compiler.is_compiling():
-            # Static shapes for the compiler: project every position and drop the ignored ones in the loss.
-            logits = self.lm_head(hidden_states).float()  # (N, T-1, V)
-            token_loss = F.cross_entropy(
-                logits.transpose(1, 2), targets.masked_fill(~valid, IGNORE_INDEX), reduction="none"
-            )
-        else:
-            # Project only the positions that carry a target: padding never reaches the 40k-wide LM head.
-            logits = self.lm_head(hidden_states[valid]).float()  # (M, V)
-            token_loss = torch.zeros(valid.shape, dtype=logits.dtype, device=logits.device)
-            token_loss = token_loss.masked_scatter(valid, F.cross_entropy(logits, targets[valid], reduction="none"))
-        counts = valid.sum(-1)
+        # Each target token's weight in the mean: 1/all targets ("token"), or 1/(its sequence's targets × the number
+        # of sequences with targets) ("sequence").
+        counts = valid.sum(-1, keepdim=True)  # (N, 1)
         if self.config.lm_loss_reduction == "token":
-            return token_loss.sum() / counts.sum().clamp(min=1)
-        has_targets = counts > 0
-        per_sequence = token_loss.sum(-1) / counts.clamp(min=1)
-        return (per_sequence * has_targets).sum() / has_targets.sum().clamp(min=1)
+            token_weights = valid / counts.sum().clamp(min=1)
+        else:
+            token_weights = valid / (counts.clamp(min=1) * (counts > 0).sum().clamp(min=1))  # (N, T-1)
+        if torch.compiler.is_compiling():
+            # Static shapes for the compiler: project every position; ignored ones carry weight 0.
+            return linear_cross_entropy(
+                hidden_states.flatten(0, 1),
+                self.lm_head.weight,
+                targets.clamp(min=0).flatten(),
+                token_weights.flatten(),
+            )
+        # Project only the positions that carry a target: padding never reaches the 40k-wide LM head.
+        return linear_cross_entropy(hidden_states[valid], self.lm_head.weight, targets[valid], token_weights[valid])
 
 
 class GPT1LMHeadModel(GPT1WithLMHead, GenerationMixin):
@@ -421,7 +497,26 @@ class GPT1LMHeadModel(GPT1WithLMHead, GenerationMixin):
             use_cache=use_cache,
             **kwargs,
         )
-        logits = self.lm_head(slice_logits_to_keep(outputs.last_hidden_state, logits_to_keep))
+        hidden_states = outputs.last_hidden_state
+        if labels is not None and self.training and not torch.compiler.is_compiling():
+            # Training needs only the loss: the fused loss never materialises the (B, T, V) logits (nor returns them).
+            targets = labels[:, 1:]
+            valid = targets != IGNORE_INDEX
+            # Trainer's `num_items_in_batch` (targets over all accumulated micro-batches) keeps gradient
+            # accumulation an exact mean, as `ForCausalLMLoss` does.
+            total = kwargs.get("num_items_in_batch")
+            total = valid.sum().clamp(min=1) if total is None else total
+            token_weights = torch.ones(int(valid.sum()), device=hidden_states.device) / total
+            loss = linear_cross_entropy(
+                hidden_states[:, :-1][valid], self.lm_head.weight, targets[valid], token_weights
+            )
+            return CausalLMOutputWithPast(
+                loss=loss,
+                past_key_values=outputs.past_key_values,
+                hidden_states=outputs.hidden_states,
+                attentions=outputs.attentions,
+            )
+        logits = self.lm_head(slice_logits_to_keep(hidden_states, logits_to_keep))
         loss = None
         if labels is not None:
             loss = self.loss_function(logits, labels, vocab_size=self.config.vocab_size, **kwargs)

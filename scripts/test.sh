@@ -6,5 +6,6 @@ bash scripts/setup.sh
 export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_EVALUATE_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 marker=(-m "not slow")
 if [ "${1:-}" = "--slow" ]; then marker=(); shift; fi
-.venv/bin/ruff check hf_gpt1 recipes tests benchmarks
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
 exec .venv/bin/python -m pytest "${marker[@]}" -q "$@"

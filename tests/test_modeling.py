@@ -22,6 +22,7 @@ from hf_gpt1 import (
     GPT1ForSequenceClassification,
     GPT1LMHeadModel,
     GPT1Model,
+    modeling_gpt1,
 )
 from hf_gpt1.modeling_gpt1 import swap_pair
 
@@ -219,19 +220,19 @@ def test_lambda_zero_is_exactly_cross_entropy():
     assert torch.equal(out.loss, F.cross_entropy(out.logits, labels))
 
 
-def test_lm_mask_rule_on_hand_built_example():
+def test_lm_mask_rule_on_hand_built_example(monkeypatch):
     """Targets are every real token after the start token (delimiter and extract included), never padding."""
     model = GPT1ForSequenceClassification(tiny_config(num_labels=2)).eval()
     ids = torch.tensor([[START, 5, DELIM, 6, EXTRACT, PAD, PAD]])
     mask = torch.tensor([[1, 1, 1, 1, 1, 0, 0]])
     seen = {}
-    original = model.lm_head.forward
+    original = modeling_gpt1.linear_cross_entropy
 
-    def spy(hidden):
+    def spy(hidden, *args):
         seen["rows"] = hidden.shape[0]
-        return original(hidden)
+        return original(hidden, *args)
 
-    model.lm_head.forward = spy
+    monkeypatch.setattr(modeling_gpt1, "linear_cross_entropy", spy)
     out = model(ids, attention_mask=mask, labels=torch.tensor([1]))
     # 4 targets: 5, DELIM, 6, EXTRACT; the LM head only ran on the 4 positions that predict them
     assert seen["rows"] == 4
@@ -452,3 +453,64 @@ def test_input_format_mismatch_is_a_clear_error():
     with pytest.raises(ValueError, match="sentence pairs"):
         entail(torch.tensor([[START, 5, 6, EXTRACT]]))
     assert entail(pair).logits.shape == (1, 2)
+
+
+@pytest.mark.parametrize("mode", ["fp32", "bf16", "autocast"])
+def test_fused_linear_cross_entropy_matches_plain_loss_and_grads(mode):
+    """The fused LM loss (one (M, V) buffer, grads computed in forward) ≡ cross_entropy of the projected logits."""
+    dtype = torch.bfloat16 if mode == "bf16" else torch.float32
+    hidden = torch.randn(300, 16, dtype=dtype, requires_grad=True)
+    weight = (torch.randn(5000, 16) * 0.5).to(dtype).requires_grad_(True)
+    targets, token_weights = torch.randint(0, 5000, (300,)), torch.rand(300)
+    results = []
+    for fn in (
+        modeling_gpt1.linear_cross_entropy,
+        lambda h, w, t, tw: (F.cross_entropy((h @ w.T).float(), t, reduction="none") * tw).sum(),
+    ):
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=mode == "autocast"):
+            loss = fn(hidden, weight, targets, token_weights)
+        hidden.grad = weight.grad = None
+        (0.5 * loss).backward()
+        results.append((loss.detach(), hidden.grad, weight.grad))
+    (fused, *fused_grads), (plain, *plain_grads) = results
+    assert torch.allclose(fused, plain, rtol=1e-6)
+    tolerance = 1e-5 if mode == "fp32" else 1e-4  # bf16: the two sum the chunk products in different orders
+    for a, b in zip(fused_grads, plain_grads):
+        assert a.dtype == b.dtype
+        assert (a.float() - b.float()).abs().max() <= tolerance * b.float().abs().max()
+
+
+def test_lm_training_loss_is_the_fused_mean_and_honours_num_items_in_batch():
+    model = GPT1LMHeadModel(tiny_config(resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0))
+    ids = torch.randint(0, V - 4, (2, 10))
+    labels = ids.clone()
+    labels[1, 6:] = -100  # 9 + 5 targets
+    model.eval()
+    reference = model(ids, labels=labels)
+    model.train()
+    out = model(ids, labels=labels)
+    assert out.logits is None  # training needs only the loss: no (B, T, V) logits are built
+    assert torch.allclose(out.loss, reference.loss, atol=1e-6)
+    summed = model(ids, labels=labels, num_items_in_batch=torch.tensor(28))  # e.g. two accumulated micro-batches
+    assert torch.allclose(summed.loss, reference.loss * 14 / 28, atol=1e-6)
+    loss = model(ids, labels=labels).loss
+    loss.backward(retain_graph=True)
+    with pytest.raises(RuntimeError, match="back-propagated once"):
+        loss.backward()
+
+
+def test_cpu_dropout_keeps_each_element_with_probability_1_minus_p_and_rescales():
+    x = torch.ones(1_000_000)
+    out = modeling_gpt1.apply_dropout(x, 0.1, training=True)
+    kept = out != 0
+    assert abs(kept.float().mean().item() - 0.9) < 2e-3  # 6.7 standard deviations of a Binomial(1e6, 0.9) mean
+    assert torch.allclose(out[kept], torch.full_like(out[kept], 1 / 0.9))
+    assert modeling_gpt1.apply_dropout(x, 0.1, training=False) is x
+    torch.manual_seed(3)
+    a = modeling_gpt1.apply_dropout(x, 0.5, training=True)
+    torch.manual_seed(3)
+    assert torch.equal(a, modeling_gpt1.apply_dropout(x, 0.5, training=True))  # seeded like every torch RNG op
+    x = torch.randn(64, requires_grad=True)
+    out = modeling_gpt1.apply_dropout(x, 0.3, training=True)
+    out.sum().backward()
+    assert torch.equal(x.grad, (out != 0) / 0.7)
