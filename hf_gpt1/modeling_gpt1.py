@@ -482,7 +482,9 @@ class GPT1LMHeadModel(GPT1WithLMHead, GenerationMixin):
         Args:
             labels (`torch.LongTensor` of shape `(batch_size, seq_len)`, *optional*):
                 Targets for L1, unshifted (`labels = input_ids` works; the model shifts them); `-100` is ignored.
-                The loss is the mean over all target tokens, the pre-training objective.
+                The loss is the mean over all target tokens, the pre-training objective. In training mode (and not
+                under `torch.compile`) the loss is fused with the LM head and `logits` is `None`: no `(B, T, V)`
+                logits are built.
             logits_to_keep (`int` or `torch.Tensor`, defaults to 0):
                 Compute logits for the last `logits_to_keep` positions only (0 = all), as `generate()` does.
         """
