@@ -135,9 +135,9 @@ def main() -> dict:
     pretrained = out / "pretrained"
     pretraining = run_pretraining(
         # Post-LN GPT-1 this narrow sits on the unigram plateau for a number of updates that grows with depth and
-        # vocabulary (on this corpus: 2 layers with a 1,000-token BPE leave it after ~180 updates; 3 or 4 layers, or
-        # a 6,000-token BPE, not within 700 — transformers' openai-gpt behaves the same): the demo's budget buys
-        # 2 blocks and a small BPE, whose within-word continuations also give the first gradients a strong signal.
+        # vocabulary (on this corpus 2 × 256 with a 1,000-token BPE leaves it after ~180 updates; 3 × 256, 4 × 256,
+        # or a 6,000-token BPE had not within 200-700 — transformers' openai-gpt behaves the same): the demo's budget
+        # buys 2 blocks and a small BPE, whose within-word continuations also give the first gradients a strong signal.
         PretrainModelArguments(vocab_size=1000, n_layer=2, n_embd=256, n_head=4, n_positions=128),
         PretrainDataArguments(train_files=[str(corpus)], validation_split_percentage=5.0),
         PretrainTrainingArguments(
