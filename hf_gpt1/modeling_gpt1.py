@@ -435,7 +435,6 @@ class GPT1WithLMHead(GPT1PreTrainedModel):
         valid = targets != IGNORE_INDEX
         if attention_mask is not None:
             valid = valid & (attention_mask[:, :-1] != 0) & (attention_mask[:, 1:] != 0)
-        hidden_states = hidden_states[:, :-1]
         # Each target token's weight in the mean: 1/all targets ("token"), or 1/(its sequence's targets × the number
         # of sequences with targets) ("sequence").
         counts = valid.sum(-1, keepdim=True)  # (N, 1)
@@ -443,6 +442,14 @@ class GPT1WithLMHead(GPT1PreTrainedModel):
             token_weights = valid / counts.sum().clamp(min=1)
         else:
             token_weights = valid / (counts.clamp(min=1) * (counts > 0).sum().clamp(min=1))  # (N, T-1)
+        return self._weighted_lm_loss(hidden_states, targets, valid, token_weights)
+
+    def _weighted_lm_loss(
+        self, hidden_states: torch.Tensor, targets: torch.Tensor, valid: torch.Tensor, token_weights: torch.Tensor
+    ) -> torch.Tensor:
+        """`Σ w · CE` where position t of `hidden_states` (N, T, C) predicts `targets[:, t]` (N, T-1); positions where
+        `valid` is False carry no loss."""
+        hidden_states = hidden_states[:, :-1]
         if torch.compiler.is_compiling():
             # Static shapes for the compiler: project every position; ignored ones carry weight 0.
             return linear_cross_entropy(
@@ -508,10 +515,7 @@ class GPT1LMHeadModel(GPT1WithLMHead, GenerationMixin):
             # accumulation an exact mean, as `ForCausalLMLoss` does.
             total = kwargs.get("num_items_in_batch")
             total = valid.sum().clamp(min=1) if total is None else total
-            token_weights = torch.ones(int(valid.sum()), device=hidden_states.device) / total
-            loss = linear_cross_entropy(
-                hidden_states[:, :-1][valid], self.lm_head.weight, targets[valid], token_weights
-            )
+            loss = self._weighted_lm_loss(hidden_states, targets, valid, valid / total)
             return CausalLMOutputWithPast(
                 loss=loss,
                 past_key_values=outputs.past_key_values,
