@@ -49,6 +49,7 @@ import transformers  # noqa: E402
 from transformers import OpenAIGPTConfig, OpenAIGPTDoubleHeadsModel, OpenAIGPTLMHeadModel  # noqa: E402
 
 from hf_gpt1 import GPT1Config, GPT1ForSequenceClassification, GPT1LMHeadModel  # noqa: E402
+from hf_gpt1.training import retain_freed_cpu_memory  # noqa: E402
 
 transformers.logging.set_verbosity_error()
 
@@ -650,6 +651,13 @@ def main(argv: list[str] | None = None) -> dict:
     )
     p.add_argument("--compile", action="store_true", help="torch.compile our model for the training tasks")
     p.add_argument("--threads", type=int, default=0, help="torch.set_num_threads (0: leave as is)")
+    p.add_argument(
+        "--retain-cpu-memory",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="CPU: keep freed memory in the process for both sides (hf_gpt1.training.retain_freed_cpu_memory, the "
+        "pre-training recipe's default)",
+    )
     p.add_argument("--matmul-n", type=int, default=4096)
     p.add_argument("--json", default=None, help="write all measurements here")
     args = p.parse_args(argv)
@@ -668,6 +676,7 @@ def main(argv: list[str] | None = None) -> dict:
                 args.attn = "flash_attention_2"
             except ImportError:
                 pass
+    retained = device == "cpu" and args.retain_cpu_memory and retain_freed_cpu_memory()
     sizes, dtypes = args.sizes.split(","), args.dtypes.split(",")
     tasks = set(args.tasks.split(","))
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
@@ -682,6 +691,7 @@ def main(argv: list[str] | None = None) -> dict:
             "cpu": platform.processor() or platform.machine(),
             "cuda": torch.cuda.get_device_name() if device == "cuda" else None,
             "attn": args.attn,
+            "retain_cpu_memory": retained,
         },
         "args": vars(args),
         "matmul_peak_flops": {},

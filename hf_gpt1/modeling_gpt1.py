@@ -61,20 +61,35 @@ def eager_attention_forward(
     return attn_output, attn_weights
 
 
-def apply_dropout(x: torch.Tensor, p: float, training: bool) -> torch.Tensor:
-    """`F.dropout`, with a cheaper mask on the CPU.
+def _cpu_dropout_mask(shape: torch.Size, p: float) -> torch.Tensor:
+    """A boolean mask, True where an element is dropped (probability `p`), from the CPU generator's 31-bit integers.
 
-    On the CPU `bernoulli_` draws a double per element: it was the largest single cost of a bf16 training step (27%,
-    ahead of every matmul). Comparing 31-bit random integers with `p·2³¹` keeps each element with the same
-    probability (to 2⁻³¹) at half the cost of `F.dropout`. Elsewhere, and under `torch.compile` (which fuses its own
-    random numbers into the surrounding kernel), this is `F.dropout`.
+    `bernoulli_` draws a double per element, and even one 31-bit integer per element left the mask the largest
+    single cost of a bf16 training step. When `p ≥ 2⁻⁶` each 31-bit draw serves two elements through its two 15-bit
+    halves (`p` resolved to 2⁻¹⁵, under 0.1% of `p`): half the draws; below that, one draw per element (`p` to 2⁻³¹).
+    Under `torch.compile` it is `rand < p`, which the compiler fuses into the kernel that uses the mask.
+    """
+    if torch.compiler.is_compiling():
+        return torch.rand(shape, device="cpu") < p
+    n = shape.numel()
+    if p * 2**15 >= 2**9:
+        halves = torch.empty((n + 1) // 2, dtype=torch.int32, device="cpu").random_().view(torch.int16)[:n]
+        return (halves.bitwise_and_(0x7FFF) < round(p * 2**15)).view(shape)
+    return torch.empty(shape, dtype=torch.int32, device="cpu").random_() < round(p * 2**31)
+
+
+def apply_dropout(x: torch.Tensor, p: float, training: bool) -> torch.Tensor:
+    """`F.dropout`, with a cheaper mask on the CPU (`_cpu_dropout_mask`).
+
+    Elsewhere, and under `torch.compile` (which fuses its own random numbers into the surrounding kernel), this is
+    `F.dropout`.
     """
     if not training or p == 0.0:
         return x
     if x.device.type != "cpu" or torch.compiler.is_compiling():
         return F.dropout(x, p, training=True)
-    keep = torch.empty(x.shape, dtype=torch.int32, device=x.device).random_() >= round(p * 2**31)
-    return x.mul(keep).mul_(1.0 / (1.0 - p))
+    # `where` is one pass forward and backward; `masked_fill` out of place is a copy and a fill each way.
+    return torch.where(_cpu_dropout_mask(x.shape, p), 0.0, x).mul_(1.0 / (1.0 - p))
 
 
 class GPT1Dropout(nn.Dropout):
@@ -98,19 +113,23 @@ def cpu_dropout_attention_forward(
 
     PyTorch's fused CPU attention kernels have no dropout, so `scaled_dot_product_attention` falls back to its math
     path there, which upcasts bf16/fp16 inputs to fp32 and adds fully-masked-row checks. This computes the same
-    probabilities (the softmax accumulates in fp32 inside the kernel) without those copies. `attention_mask` is the
+    probabilities (the softmax accumulates in fp32 inside the kernel) with as few passes over the (B, nh, T, S)
+    scores as possible: the scaling and the dropout's 1/(1-p) go on the 12× smaller queries and values, the mask is
+    added (its backward is free), and dropped probabilities are zeroed by one `where`. `attention_mask` is the
     boolean SDPA mask of `create_causal_mask` (True = attend) or None for plain causal attention.
     """
-    attn_weights = torch.matmul(query, key.transpose(-1, -2)).mul_(scaling)  # (B, nh, T, S)
-    if attention_mask is None:
-        q_len, k_len = attn_weights.shape[-2:]
-        attention_mask = torch.ones(q_len, k_len, dtype=torch.bool, device=query.device).tril_(k_len - q_len)
-    elif attention_mask.dtype != torch.bool:
-        attention_mask = attention_mask == 0  # an additive mask: 0 where attended
+    q_len, k_len = query.shape[-2], key.shape[-2]
     # finfo.min rather than -inf: a fully masked row (a left-padded query) gets finite, ignored values, as in eager.
-    attn_weights = attn_weights.masked_fill_(~attention_mask, torch.finfo(attn_weights.dtype).min)
-    attn_weights = apply_dropout(F.softmax(attn_weights, dim=-1), dropout, training=True)
-    return torch.matmul(attn_weights, value).transpose(1, 2), None  # (B, T, nh, hs)
+    masked = torch.finfo(query.dtype).min
+    if attention_mask is None:
+        bias = torch.full((q_len, k_len), masked, dtype=query.dtype, device=query.device).triu_(k_len - q_len + 1)
+    else:
+        attend = attention_mask if attention_mask.dtype == torch.bool else attention_mask == 0  # additive: 0 = attend
+        bias = torch.zeros(attend.shape, dtype=query.dtype, device=query.device).masked_fill_(~attend, masked)
+    scores = torch.matmul(query * scaling, key.transpose(-1, -2)).add_(bias)  # (B, nh, T, S)
+    probs = F.softmax(scores, dim=-1)
+    probs = torch.where(_cpu_dropout_mask(probs.shape, dropout), 0.0, probs)
+    return torch.matmul(probs, value * (1.0 / (1.0 - dropout))).transpose(1, 2), None  # (B, T, nh, hs)
 
 
 class _LinearCrossEntropy(torch.autograd.Function):

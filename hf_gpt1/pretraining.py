@@ -93,6 +93,8 @@ class PretrainTrainingArguments(RecipeTrainingArguments):
 class PretrainTrainer(GPT1Trainer):
     """Adds `perplexity` = exp(mean token L1) to every evaluation."""
 
+    fixed_batch_shape = True  # packed windows: every training batch is (batch, n_positions)
+
     def evaluation_loop(self, *args, **kwargs):
         output = super().evaluation_loop(*args, **kwargs)
         prefix = kwargs.get("metric_key_prefix", args[4] if len(args) > 4 else "eval")

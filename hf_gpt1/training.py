@@ -6,8 +6,10 @@ Everything here is plain transformers `Trainer` + Accelerate: multi-GPU, multi-n
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
+import platform
 import re
 import shutil
 import sys
@@ -33,6 +35,13 @@ class RecipeTrainingArguments(TrainingArguments):
     logging_steps: float = field(default=10, metadata={"help": "Log every N steps."})
     overwrite_output_dir: bool = field(default=False, metadata={"help": "Replace an output dir holding another run."})
     resume: bool = field(default=False, metadata={"help": "Continue from the newest complete checkpoint."})
+    retain_cpu_memory: bool | None = field(
+        default=None,
+        metadata={
+            "help": "CPU training: reuse freed memory instead of page-faulting it in every step (glibc). Default: on "
+            "where every batch has one shape (pre-training windows), off for fine-tuning's variable batch shapes."
+        },
+    )
 
     def __post_init__(self):
         # Without an accelerator, `use_cpu` is what makes two things work: Trainer refuses `--bf16` otherwise (and
@@ -51,10 +60,19 @@ class GPT1Trainer(Trainer):
     * Weight decay (decoupled, as the original Adam "L2" of 0.01) applies to matrices only: tensors of rank ≥ 2
       (embeddings and projections), never to biases or LayerNorm gains — the original code's `vector_l2=False`.
     * When the model returns `clf_loss` and `lm_loss` (the fine-tuning heads), both are logged beside `loss`.
+    * Training on the CPU, freed memory stays in the process (`retain_freed_cpu_memory`) when the arguments'
+      `retain_cpu_memory` says so, by default when every batch has one shape (`fixed_batch_shape`): there the heap
+      is reused exactly; batches of varying shapes fragment a heap that is never trimmed (GPT-1 fine-tuning on RTE:
+      resident memory 3.1 → 5.1 GB over 60 steps, for 5% more speed).
     """
+
+    fixed_batch_shape: bool = False
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        retain = getattr(self.args, "retain_cpu_memory", None)
+        if self.args.device.type == "cpu" and (self.fixed_batch_shape if retain is None else retain):
+            retain_freed_cpu_memory()
         self._component_sums: dict[str, float] = defaultdict(float)
         self._component_counts: dict[str, int] = defaultdict(int)
 
@@ -83,6 +101,29 @@ class GPT1Trainer(Trainer):
             self._component_sums.clear()
             self._component_counts.clear()
         super().log(logs, *args, **kwargs)
+
+
+_M_TRIM_THRESHOLD, _M_MMAP_MAX = -1, -4  # mallopt parameters, glibc's malloc.h
+
+
+def retain_freed_cpu_memory() -> bool:
+    """Keeps the memory PyTorch frees on the CPU inside the process, so the next training step reuses it.
+
+    glibc serves each allocation above its mmap threshold (32 MiB at most) with a fresh `mmap` and unmaps it when it
+    is freed, so every training step faults all its large tensors in again page by page: the LM head's logits, the
+    embedding and master-weight gradients, AdamW's temporaries. At GPT-1 size that is ~160,000 page faults per step,
+    a fifth of a bf16 step on a 2-core VM. Here large allocations come from the heap and freed memory is not trimmed
+    back to the system: after the first steps none fault (measured: 0 per step). The process's resident memory then
+    stays at its training high-water mark, as a GPU's caching allocator keeps its blocks. Process-wide, and meant for
+    training processes; the recipes' Trainer calls it on the CPU.
+
+    Returns:
+        `bool`: whether the setting took effect (False where the C library is not glibc).
+    """
+    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
+        return False
+    libc = ctypes.CDLL("libc.so.6")
+    return bool(libc.mallopt(_M_MMAP_MAX, 0)) and bool(libc.mallopt(_M_TRIM_THRESHOLD, 2**31 - 1))
 
 
 class CompleteCheckpointCallback(TrainerCallback):

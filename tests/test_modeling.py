@@ -514,3 +514,33 @@ def test_cpu_dropout_keeps_each_element_with_probability_1_minus_p_and_rescales(
     out = modeling_gpt1.apply_dropout(x, 0.3, training=True)
     out.sum().backward()
     assert torch.equal(x.grad, (out != 0) / 0.7)
+
+
+@pytest.mark.parametrize("p, tolerance", [(0.1, 2e-3), (0.01, 1e-3)])  # two 15-bit halves per draw / one 31-bit draw
+def test_cpu_dropout_mask_rate_and_independence(p, tolerance):
+    torch.manual_seed(0)
+    mask = modeling_gpt1._cpu_dropout_mask(torch.Size([1000, 1001]), p)  # an odd count: the last draw is half used
+    assert mask.shape == (1000, 1001) and mask.dtype == torch.bool
+    assert abs(mask.float().mean().item() - p) < tolerance  # > 6 standard deviations of a Binomial(1e6, p) mean
+    pairs = mask.flatten()[:1_000_000].view(-1, 2).float()  # the two halves of each 31-bit draw
+    assert abs(pairs.prod(1).mean().item() - p * p) < 6 * (p * p / 500_000) ** 0.5  # independent: P(both) = p²
+    assert abs(pairs[:, 0].mean().item() - pairs[:, 1].mean().item()) < 2 * tolerance  # both halves drop at rate p
+
+
+@pytest.mark.parametrize("padded", [False, True])
+def test_cpu_dropout_attention_is_eager_attention_with_the_same_mask(padded):
+    """The CPU training path equals the eager formula with the dropout mask it drew (re-drawn from the same seed)."""
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(2, 3, 5, 4) for _ in range(3))
+    attend = torch.ones(5, 5, dtype=torch.bool).tril()[None, None].repeat(2, 1, 1, 1)  # (B, 1, T, S)
+    if padded:
+        attend[0, ..., :2] = False  # left padding: keys 0-1 of sequence 0 are never attended (rows 0-1 fully masked)
+    torch.manual_seed(1)
+    out, _ = modeling_gpt1.cpu_dropout_attention_forward(
+        None, q, k, v, attend if padded else None, scaling=0.5, dropout=0.3
+    )
+    torch.manual_seed(1)
+    dropped = modeling_gpt1._cpu_dropout_mask(torch.Size([2, 3, 5, 5]), 0.3)
+    scores = (q @ k.transpose(-1, -2) * 0.5).masked_fill(~attend, torch.finfo(torch.float32).min)
+    probs = F.softmax(scores, dim=-1).masked_fill(dropped, 0) / 0.7
+    torch.testing.assert_close(out, (probs @ v).transpose(1, 2))
