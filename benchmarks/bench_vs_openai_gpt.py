@@ -632,7 +632,7 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--repeats", type=int, default=3, help="alternated repeats per side; medians are reported")
     p.add_argument("--steps", type=int, default=2, help="optimizer steps per timed repeat")
     p.add_argument("--batch-size", type=int, default=8, help="fine-tuning batch (RTE examples)")
-    p.add_argument("--pretrain-batch", type=int, default=2, help="512-token windows per pre-training step")
+    p.add_argument("--pretrain-batch", type=int, default=4, help="512-token windows per pre-training step")
     p.add_argument("--prompt", type=int, default=32)
     p.add_argument("--new-tokens", type=int, default=256)
     p.add_argument("--gen-batches", default="1,8")
