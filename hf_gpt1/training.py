@@ -115,7 +115,7 @@ def retain_freed_cpu_memory() -> bool:
     a fifth of a bf16 step on a 2-core VM. Here large allocations come from the heap and freed memory is not trimmed
     back to the system: after the first steps none fault (measured: 0 per step). The process's resident memory then
     stays at its training high-water mark, as a GPU's caching allocator keeps its blocks. Process-wide, and meant for
-    training processes; the recipes' Trainer calls it on the CPU.
+    training processes; `GPT1Trainer` calls it on the CPU where batch shapes are fixed (pre-training) or when asked.
 
     Returns:
         `bool`: whether the setting took effect (False where the C library is not glibc).
