@@ -49,7 +49,7 @@ import transformers  # noqa: E402
 from transformers import OpenAIGPTConfig, OpenAIGPTDoubleHeadsModel, OpenAIGPTLMHeadModel  # noqa: E402
 
 from hf_gpt1 import GPT1Config, GPT1ForSequenceClassification, GPT1LMHeadModel  # noqa: E402
-from hf_gpt1.training import retain_freed_cpu_memory  # noqa: E402
+from hf_gpt1.trainer import retain_freed_cpu_memory  # noqa: E402
 
 transformers.logging.set_verbosity_error()
 
@@ -655,7 +655,7 @@ def main(argv: list[str] | None = None) -> dict:
         "--retain-cpu-memory",
         action=argparse.BooleanOptionalAction,
         default=True,
-        help="CPU: keep freed memory in the process for both sides (hf_gpt1.training.retain_freed_cpu_memory, the "
+        help="CPU: keep freed memory in the process for both sides (hf_gpt1.trainer.retain_freed_cpu_memory, the "
         "pre-training recipe's default)",
     )
     p.add_argument("--matmul-n", type=int, default=4096)

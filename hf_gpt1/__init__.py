@@ -1,7 +1,12 @@
 """hf_gpt1: GPT-1 (Radford et al. 2018) as a first-class Hugging Face transformers model.
 
-Importing the package registers the `gpt1` model type with transformers' Auto classes.
+Importing the package registers the `gpt1` model type with transformers' Auto classes (config, models, tokenizer) and
+the `"multiple-choice"` pipeline. Everything else (datasets-based data and collators, training) is imported on first
+use, so `import hf_gpt1` costs little more than `import torch, transformers`.
 """
+
+from importlib import import_module
+from typing import Any
 
 from transformers import (
     AutoConfig,
@@ -9,6 +14,7 @@ from transformers import (
     AutoModelForCausalLM,
     AutoModelForMultipleChoice,
     AutoModelForSequenceClassification,
+    AutoTokenizer,
 )
 
 from .configuration_gpt1 import GPT1Config
@@ -21,23 +27,18 @@ from .modeling_gpt1 import (
     GPT1PreTrainedModel,
 )
 from .pipelines import GPT1MultipleChoicePipeline, register_pipelines
-from .tasks import TASKS, TaskSpec, get_task, load_glue_tsv
+from .tasks import TASKS, TaskSpec, get_task
 from .tokenization_gpt1 import (
+    GPT1Tokenizer,
     add_gpt1_special_tokens,
     from_openai_gpt_files,
     load_gpt1_tokenizer,
     original_tokenizer,
     train_gpt1_tokenizer,
 )
-from .transforms import (
-    GPT1ClassificationCollator,
-    GPT1MultipleChoiceCollator,
-    GPT1Preprocessor,
-    GPT1SimilarityCollator,
-    prepare_dataset,
-)
 
 AutoConfig.register(GPT1Config.model_type, GPT1Config, exist_ok=True)
+AutoTokenizer.register(GPT1Config, fast_tokenizer_class=GPT1Tokenizer, exist_ok=True)
 for _auto, _model in (
     (AutoModel, GPT1Model),
     (AutoModelForCausalLM, GPT1LMHeadModel),
@@ -48,17 +49,46 @@ for _auto, _model in (
     # save_pretrained then copies the modeling code beside the weights (trust_remote_code loading).
     _model.register_for_auto_class(_auto.__name__)
 GPT1Config.register_for_auto_class()
+GPT1Tokenizer.register_for_auto_class("AutoTokenizer")
 register_pipelines()  # pipeline("multiple-choice", model=...)
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+
+# Public names whose modules import datasets (and the training stack): loaded on first access.
+_LAZY = {
+    "GPT1ClassificationCollator": "transforms",
+    "GPT1MultipleChoiceCollator": "transforms",
+    "GPT1Preprocessor": "transforms",
+    "GPT1SimilarityCollator": "transforms",
+    "prepare_dataset": "transforms",
+    "load_glue_tsv": "data",
+    "read_data_file": "data",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "TASKS",
     "GPT1ClassificationCollator",
+    "GPT1ClassifierOutput",
+    "GPT1Config",
+    "GPT1ForMultipleChoice",
+    "GPT1ForSequenceClassification",
+    "GPT1LMHeadModel",
+    "GPT1Model",
     "GPT1MultipleChoiceCollator",
     "GPT1MultipleChoicePipeline",
+    "GPT1PreTrainedModel",
     "GPT1Preprocessor",
     "GPT1SimilarityCollator",
+    "GPT1Tokenizer",
     "TaskSpec",
     "add_gpt1_special_tokens",
     "from_openai_gpt_files",
@@ -67,12 +97,6 @@ __all__ = [
     "load_gpt1_tokenizer",
     "original_tokenizer",
     "prepare_dataset",
+    "read_data_file",
     "train_gpt1_tokenizer",
-    "GPT1ClassifierOutput",
-    "GPT1Config",
-    "GPT1ForMultipleChoice",
-    "GPT1ForSequenceClassification",
-    "GPT1LMHeadModel",
-    "GPT1Model",
-    "GPT1PreTrainedModel",
 ]

@@ -4,9 +4,31 @@ from __future__ import annotations
 
 from typing import Any
 
+import transformers
 from huggingface_hub.dataclasses import strict
+from packaging import version
 from transformers import PreTrainedConfig
 from transformers.activations import ACT2FN
+
+MIN_TRANSFORMERS_VERSION = "5.23.0"
+"""The oldest transformers this code runs on (it uses machinery of transformers 5.23); recorded in model cards."""
+
+
+def check_transformers_version() -> None:
+    """Refuses, at import, a transformers older than [`MIN_TRANSFORMERS_VERSION`].
+
+    A model pushed with its code runs that code under whatever transformers the user has; an older one would fail
+    deep inside the model with a missing name.
+    """
+    installed = transformers.__version__
+    if version.parse(installed) < version.parse(MIN_TRANSFORMERS_VERSION):
+        raise ImportError(
+            f"GPT-1 (hf_gpt1) code needs transformers>={MIN_TRANSFORMERS_VERSION}, but {installed} is installed: "
+            f"pip install -U 'transformers>={MIN_TRANSFORMERS_VERSION}'."
+        )
+
+
+check_transformers_version()
 
 # transformers' openai-gpt config names its tanh-approximate GELU "gelu" (its own ACT_FNS table), while
 # transformers' ACT2FN calls that function "gelu_new"; this maps openai-gpt `afn` values to ours.
@@ -66,6 +88,14 @@ class GPT1Config(PreTrainedConfig):
             The task format a classification model was fine-tuned on (`"classification"`, `"entailment"`,
             `"similarity"`); set by the recipes so that inference refuses a sentence pair given to a single-sentence
             model, and a single sentence given to a pair model.
+        original_embedding_table (`bool`, defaults to `False`):
+            Treat the token and position embeddings as the original code's single table `we` (tokens, special tokens,
+            positions): dropout (`embd_pdrop`) drops elements of the whole table once per forward pass, so every
+            occurrence of a token in the batch shares one mask, instead of each position of the summed embedding;
+            and the language-model loss L1 normalises over every row of that (dropped) table, which is its output
+            matrix, as the original's `lm_logits = h · weᵀ`. Returned logits and generation cover the token rows
+            only. `False` is transformers' openai-gpt convention; the paper recipes (`--paper_protocol`) turn it on.
+            The two layouts give the same outputs in eval mode.
         similarity (`bool`, defaults to `False`):
             Sequence classification reads both orderings of a sentence pair and adds the two extract-token states
             before the classifier (the paper's similarity transform, used for STS-B, MRPC and QQP).
@@ -105,6 +135,7 @@ class GPT1Config(PreTrainedConfig):
     lm_coef: float | int = 0.5
     clf_pdrop: float | int = 0.1
     lm_loss_reduction: str = "sequence"
+    original_embedding_table: bool = False
     similarity: bool = False
     input_format: str | None = None
     start_token_id: int | None = None
@@ -167,4 +198,4 @@ class GPT1Config(PreTrainedConfig):
         return translated
 
 
-__all__ = ["GPT1Config"]
+__all__ = ["MIN_TRANSFORMERS_VERSION", "GPT1Config", "check_transformers_version"]

@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from .configuration_gpt1 import GPT1Config
+from .formats import SPECIAL_TOKEN_FIELDS, SPECIAL_TOKENS
 from .modeling_gpt1 import GPT1LMHeadModel
 
 NUM_SHARDS = 10
@@ -41,8 +42,6 @@ BLOCK_LAYOUT = (
     "ln_2.weight",
     "ln_2.bias",
 )
-# The original code appends the special tokens after the BPE vocabulary in this order; we add a pad token last.
-SPECIAL_TOKENS = ("_start_", "_delimiter_", "_classify_", "<pad>")
 
 
 class ConversionError(ValueError):
@@ -135,9 +134,8 @@ def convert_openai_checkpoint(
         tokens = state_dict["transformer.tokens_embed.weight"]
         state_dict["transformer.tokens_embed.weight"] = torch.cat([tokens, new_rows])
         config.vocab_size = base + len(SPECIAL_TOKENS)
-        config.start_token_id, config.delimiter_token_id, config.extract_token_id, config.pad_token_id = range(
-            base, base + len(SPECIAL_TOKENS)
-        )
+        for token_id, field in enumerate(SPECIAL_TOKEN_FIELDS, start=base):  # the original's order, then <pad>
+            setattr(config, field, token_id)
     model = GPT1LMHeadModel(config)
     missing, unexpected = model.load_state_dict(state_dict, strict=False)
     # lm_head.weight is tied to the token embedding, so it is the only key the release does not provide.

@@ -1,9 +1,14 @@
 """Fine-tuning with L3 = L2 + λ·L1 on any task of `hf_gpt1.tasks`: the machinery behind `recipes/glue.py` and
 `recipes/multiple_choice.py`.
 
-Data flow: raw rows (Hub, GLUE TSV folder, or CSV/JSON files) → `prepare_dataset` (tokenize once, cached) →
-the task's collator (special tokens, padding, LM labels) → `GPT1ForSequenceClassification` /
-`GPT1ForMultipleChoice` → `GPT1Trainer` → metrics from the local GLUE `evaluate` module, test predictions as TSV.
+Data flow: raw rows (Hub, GLUE TSV folder, or CSV/TSV/JSON files: `hf_gpt1.data`) → `prepare_dataset` (tokenize
+once) → the task's collator (special tokens, padding, LM labels) → `GPT1ForSequenceClassification` /
+`GPT1ForMultipleChoice` → `GPT1Trainer` → validation metrics from the local GLUE `evaluate` module, test predictions
+as GLUE submission TSVs or prediction files, in input order. The run's stages are `hf_gpt1.runs.run_training`'s.
+
+The defaults are the paper's protocol (the original code's): uniform shuffling with the last partial batch dropped,
+the original's embedding table (its dropout and L1 softmax), evaluation on validation every epoch and test
+predictions from the best-validation checkpoint.
 """
 
 from __future__ import annotations
@@ -11,36 +16,26 @@ from __future__ import annotations
 import dataclasses
 import logging
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import datasets
 import numpy as np
 import torch
-from transformers import EvalPrediction, set_seed
+from transformers import EvalPrediction
+from transformers.trainer_utils import IntervalStrategy, SaveStrategy
 
+from .checkpoints import check_model_path, load_checkpoint
+from .data import load_task_splits, write_glue_submission, write_predictions
+from .formats import story_cloze_segment_cap
 from .metrics import load_metric
 from .modeling_gpt1 import GPT1ForMultipleChoice, GPT1ForSequenceClassification, GPT1PreTrainedModel
-from .tasks import TaskSpec, get_task, load_glue_tsv, write_glue_submission
+from .runs import Prepared, logged_metrics, parse_recipe_args, run_training
+from .tasks import TaskSpec, get_task
 from .tokenization_gpt1 import add_gpt1_special_tokens, load_gpt1_tokenizer
-from .training import (
-    CompleteCheckpointCallback,
-    GPT1Trainer,
-    RecipeTrainingArguments,
-    check_model_path,
-    last_complete_checkpoint,
-    load_checkpoint,
-    parse_recipe_args,
-    prepare_output_dir,
-    write_json_atomic,
-)
+from .trainer import GPT1Trainer, RecipeTrainingArguments, check_finite_floats
 from .transforms import prepare_dataset
 
 logger = logging.getLogger(__name__)
-
-# The original code's seed for the Story Cloze train/validation split of the 2016 validation CSV.
-STORY_CLOZE_SEED = 3535999445
-STORY_CLOZE_VALID = 374
 
 
 @dataclass
@@ -54,6 +49,14 @@ class ModelArguments:
     )
     lm_coef: float = field(default=0.5, metadata={"help": "λ of L3 = L2 + λ·L1; 0 disables the auxiliary LM loss."})
     clf_pdrop: float = field(default=0.1, metadata={"help": "Dropout before the classifier."})
+    original_embedding_table: bool = field(
+        default=True,
+        metadata={
+            "help": "The original's single embedding table: dropout on the table (one mask per token row, shared by "
+            "its occurrences) and L1 normalised over tokens, special tokens and positions. false: transformers' "
+            "openai-gpt convention (dropout on the summed embedding, L1 over tokens)."
+        },
+    )
     transfer_layers: int | None = field(
         default=None,
         metadata={"help": "Keep the first k pre-trained blocks and re-initialise the rest (paper Fig. 2, left)."},
@@ -66,11 +69,12 @@ class ModelArguments:
 
 @dataclass
 class DataArguments:
-    task: str = field(metadata={"help": "Task name from hf_gpt1.tasks (rte, sst2, mnli, story_cloze, ...)."})
+    task: str = field(metadata={"help": "Task name from hf_gpt1.tasks (rte, sst2, mnli, ax, story_cloze, ...)."})
     data_dir: str | None = field(
-        default=None, metadata={"help": "Official GLUE TSV folder (holding RTE/, CoLA/, ... or the task folder)."}
+        default=None,
+        metadata={"help": "Official GLUE TSV folder (the GLUE root or the task folder); --*_file override splits."},
     )
-    train_file: str | None = field(default=None, metadata={"help": "CSV/JSON(L)/parquet file with train rows."})
+    train_file: str | None = field(default=None, metadata={"help": "CSV/TSV/JSON(L)/parquet file with train rows."})
     validation_file: str | None = field(default=None, metadata={"help": "Validation rows, same format."})
     test_file: str | None = field(default=None, metadata={"help": "Test rows (labels optional)."})
     max_seq_length: int | None = field(
@@ -80,16 +84,17 @@ class DataArguments:
     max_eval_samples: int | None = field(default=None, metadata={"help": "Use the first N rows of each eval split."})
     pad_to_multiple_of: int | None = field(default=None, metadata={"help": "Pad batches to a multiple of N."})
     segment_cap: int | None = field(
-        default=None, metadata={"help": "Multiple choice: cap each segment at N tokens (original: n_ctx//2 - 2)."}
-    )
-    predict_test: bool = field(
-        default=True, metadata={"help": "Predict the test split(s), when there are any, and write the TSVs."}
+        default=None,
+        metadata={
+            "help": "Multiple choice: cap the context and each answer at N tokens each (the original's Story Cloze "
+            "rule, n_ctx//2 - 2, is the default under --story_cloze_protocol)."
+        },
     )
     story_cloze_protocol: bool = field(
         default=False,
         metadata={
             "help": "Story Cloze as in the paper: --train_file is the 2016 validation CSV, split 1497/374 with seed "
-            "3535999445 (train/validation); --test_file is the 2016 test CSV."
+            "3535999445 (train/validation); --test_file is the 2016 test CSV, whose accuracy is reported."
         },
     )
 
@@ -102,111 +107,35 @@ class GPT1TrainingArguments(RecipeTrainingArguments):
     per_device_train_batch_size: int = field(default=32, metadata={"help": "Batch size per device (paper: 32)."})
     per_device_eval_batch_size: int = field(default=32, metadata={"help": "Eval batch size per device."})
     num_train_epochs: float = field(default=3.0, metadata={"help": "Epochs (paper: 3)."})
-    warmup_steps: float = field(default=0.002, metadata={"help": "Linear warm-up; a float < 1 is a ratio (0.2%)."})
+    warmup_steps: float = field(
+        default=0.002, metadata={"help": "Linear warm-up; a value below 1 is a fraction of the steps (paper: 0.002)."}
+    )
     weight_decay: float = field(default=0.01, metadata={"help": "Decoupled L2 on matrices only (paper: 0.01)."})
     max_grad_norm: float = field(default=1.0, metadata={"help": "Global gradient-norm clip (paper: 1)."})
     adam_epsilon: float = field(default=1e-8, metadata={"help": "Adam epsilon (paper: 1e-8)."})
     eval_strategy: str = field(default="epoch", metadata={"help": "When to evaluate: no, steps or epoch."})
     save_strategy: str = field(default="epoch", metadata={"help": "When to checkpoint: no, steps or epoch."})
     train_sampling_strategy: str = field(
-        default="group_by_length", metadata={"help": "'group_by_length' batches similar lengths: less padding."}
+        default="random",
+        metadata={
+            "help": "random: a uniform shuffle every epoch (the original); group_by_length batches similar lengths "
+            "(less padding, faster, not the paper's)."
+        },
+    )
+    dataloader_drop_last: bool = field(
+        default=True, metadata={"help": "Drop the last partial training batch (the original); never eval rows."}
+    )
+    do_eval: bool = field(default=True, metadata={"help": "Evaluate the validation split(s)."})
+    do_predict: bool = field(default=True, metadata={"help": "Predict the test split(s) and write the files."})
+    load_best_model_at_end: bool | None = field(
+        default=None,
+        metadata={
+            "help": "Predict test with the best-validation checkpoint (the original). Default: on when there is a "
+            "validation split and evaluation runs during training."
+        },
     )
     remove_unused_columns: bool = field(default=False, metadata={"help": "Must stay False: collators need segments."})
     label_names: list[str] | None = field(default_factory=lambda: ["labels"], metadata={"help": "Label keys."})
-
-
-# ------------------------------------------------------------------------------------------------- data
-
-
-def _read_files(files: dict[str, str]) -> datasets.DatasetDict:
-    """Loads local CSV / JSON(L) / parquet / TSV files, one per split; parse failures name the file."""
-    out = {}
-    for split, path in files.items():
-        suffix = Path(path).suffix.lower().lstrip(".")
-        builder = {"csv": "csv", "tsv": "csv", "json": "json", "jsonl": "json", "parquet": "parquet"}.get(suffix)
-        if builder is None:
-            raise ValueError(f"{path}: unsupported file type {suffix!r}; use .csv, .tsv, .json, .jsonl or .parquet.")
-        if not Path(path).is_file():
-            raise FileNotFoundError(f"--{split}_file {path} does not exist.")
-        if Path(path).stat().st_size == 0:
-            raise ValueError(f"--{split}_file {path} is empty: it needs a header and at least one row.")
-        kwargs = {}
-        if builder == "csv":
-            # Only an empty field is missing: pandas would also read the words "NA", "nan", "null" ... as missing,
-            # silently dropping such labels and turning such texts into None.
-            kwargs = {"keep_default_na": False, "na_values": [""], **({"delimiter": "\t"} if suffix == "tsv" else {})}
-        try:
-            out[split] = datasets.load_dataset(builder, data_files={split: path}, split=split, **kwargs)
-        except Exception as err:  # datasets wraps parser errors in several types; the user needs file + cause
-            cause = _root_cause(err)
-            if "corresponds to no data" in cause:
-                raise ValueError(f"--{split}_file {path} holds a header but no rows.") from err
-            if "utf8" in cause.lower().replace("-", ""):
-                raise ValueError(
-                    f"{path} is not UTF-8 text ({cause}); re-save it as UTF-8, e.g. iconv -f latin1 -t utf-8."
-                ) from err
-            raise ValueError(
-                f"Could not parse {path} as {suffix.upper()}: {cause}. Check the delimiter, quoting and "
-                "encoding (UTF-8), and that every row has the header's number of fields."
-            ) from err
-        columns = out[split].column_names
-        if builder == "csv" and len(columns) == 1:
-            other = next((d for d in (",", "\t", ";", "|") if d in columns[0]), None)
-            if other is not None:
-                expected = "tab" if suffix == "tsv" else "comma"
-                raise ValueError(
-                    f"{path}: the header parsed as the single column {columns[0]!r}: the file is not {expected}-"
-                    f"separated (it seems to use {other!r}). Save .csv files with commas and .tsv files with tabs."
-                )
-        if out[split].num_rows == 0:
-            raise ValueError(f"--{split}_file {path} holds a header but no rows.")
-    return datasets.DatasetDict(out)
-
-
-def _root_cause(err: BaseException) -> str:
-    """The innermost exception of a chain (pandas' or json's own message: it names the line), as text."""
-    seen = []
-    while err is not None and err not in seen:
-        seen.append(err)
-        err = err.__cause__ or err.__context__
-    innermost = seen[-1]
-    return f"{type(innermost).__name__}: {innermost}"
-
-
-def _story_cloze_protocol(raw: datasets.DatasetDict) -> datasets.DatasetDict:
-    """The original split: 1,497 train / 374 validation stories of the 2016 validation CSV, seed 3535999445."""
-    from sklearn.model_selection import train_test_split
-
-    if "train" not in raw:
-        raise ValueError("--story_cloze_protocol needs --train_file (the 2016 Story Cloze validation CSV).")
-    train_idx, valid_idx = train_test_split(
-        np.arange(raw["train"].num_rows), test_size=STORY_CLOZE_VALID, random_state=STORY_CLOZE_SEED
-    )
-    out = {"train": raw["train"].select(train_idx), "validation": raw["train"].select(valid_idx)}
-    if "test" in raw:
-        out["test"] = raw["test"]
-    return datasets.DatasetDict(out)
-
-
-def load_raw_splits(spec: TaskSpec, data: DataArguments) -> datasets.DatasetDict:
-    """The task's splits from local files, a GLUE TSV folder, or the Hub (in that order of preference)."""
-    files = {s: f for s, f in (("train", data.train_file), ("validation", data.validation_file)) if f}
-    if data.test_file:
-        files["test"] = data.test_file
-    if files:
-        raw = _read_files(files)
-        return _story_cloze_protocol(raw) if data.story_cloze_protocol else raw
-    if data.story_cloze_protocol:
-        raise ValueError("--story_cloze_protocol reads --train_file/--test_file (the ROCStories 2016 CSVs).")
-    if data.data_dir:
-        if spec.glue_tsv is None:
-            raise ValueError(f"--data_dir reads GLUE TSV folders; {spec.name!r} is not a GLUE task: use --*_file.")
-        return datasets.DatasetDict(
-            {split: load_glue_tsv(data.data_dir, spec, split) for split in spec.glue_tsv.files}
-        )
-    if spec.hub is None:
-        raise ValueError(f"{spec.name!r} has no Hub copy with its columns: pass --train_file/--validation_file.")
-    return datasets.load_dataset(*spec.hub)
 
 
 # ------------------------------------------------------------------------------------------------- model
@@ -235,6 +164,7 @@ def build_model(spec: TaskSpec, model_args: ModelArguments, tokenizer) -> GPT1Pr
     overrides: dict[str, Any] = {
         "lm_coef": model_args.lm_coef,
         "clf_pdrop": model_args.clf_pdrop,
+        "original_embedding_table": model_args.original_embedding_table,
         "similarity": spec.format == "similarity",
         "input_format": spec.format,
     }
@@ -255,6 +185,76 @@ def build_model(spec: TaskSpec, model_args: ModelArguments, tokenizer) -> GPT1Pr
     if model_args.transfer_layers is not None:
         reinitialize_blocks(model, model_args.transfer_layers)
     return model
+
+
+# ------------------------------------------------------------------------------------------------- checks
+
+
+def _check_arguments(
+    spec: TaskSpec, model_args: ModelArguments, data_args: DataArguments, args: GPT1TrainingArguments
+) -> None:
+    """Argument values that would otherwise fail deep inside a model config, or train silently on nonsense."""
+    check_finite_floats(model_args)
+    if model_args.lm_coef < 0:
+        raise ValueError(f"--lm_coef {model_args.lm_coef} must be >= 0 (λ of L3 = L2 + λ·L1; 0 disables L1).")
+    if not 0 <= model_args.clf_pdrop < 1:
+        raise ValueError(f"--clf_pdrop {model_args.clf_pdrop} must be in [0, 1).")
+    if model_args.transfer_layers is not None and model_args.transfer_layers < 0:
+        raise ValueError(f"--transfer_layers {model_args.transfer_layers} must be >= 0.")
+    if data_args.max_seq_length is not None and data_args.max_seq_length < 3:
+        raise ValueError(
+            f"--max_seq_length {data_args.max_seq_length} cannot hold GPT-1's start/delimiter/extract tokens; use "
+            "at least 3, or leave it out for the model's n_positions."
+        )
+    for flag in ("max_train_samples", "max_eval_samples", "pad_to_multiple_of"):
+        value = getattr(data_args, flag)
+        if value is not None and value < 1:
+            raise ValueError(f"--{flag} {value} must be >= 1 (leave it out for the default).")
+    if data_args.segment_cap is not None:
+        if data_args.segment_cap < 0:
+            raise ValueError(f"--segment_cap {data_args.segment_cap} must be >= 0 (tokens kept per segment).")
+        if spec.format != "multiple_choice":
+            raise ValueError("--segment_cap applies to multiple-choice tasks (Story Cloze, RACE, SWAG) only.")
+    if data_args.story_cloze_protocol and spec.name != "story_cloze":
+        raise ValueError(f"--story_cloze_protocol is Story Cloze's; --task {data_args.task!r} has no such protocol.")
+    if spec.predicted_by is not None and args.do_train:
+        raise ValueError(
+            f"{spec.name!r} has no training data: it is predicted by a model fine-tuned on {spec.predicted_by!r}. "
+            f"Run --task {spec.name} --do_train false --model_name_or_path <your {spec.predicted_by} run>."
+        )
+    if not (args.do_train or args.do_eval or args.do_predict):
+        raise ValueError("--do_train, --do_eval and --do_predict are all false: there is nothing to do.")
+
+
+def _check_columns(spec: TaskSpec, split: str, rows: datasets.Dataset, source: str) -> None:
+    """Refuses a split without the task's columns while nothing has been loaded yet."""
+    needed = [
+        *spec.text_columns,
+        *spec.choice_columns,
+        *((spec.choice_prefix_column,) if spec.choice_prefix_column else ()),
+    ]
+    missing = [name for name in needed if name not in rows.column_names]
+    if missing:
+        raise ValueError(
+            f"{source}: task {spec.name!r} needs column(s) {missing}, but the columns are {rows.column_names}. Rename "
+            "them (the Hub's names), or give the official GLUE file."
+        )
+    if spec.format != "multiple_choice":  # an empty text would be classified from its special tokens alone
+        for name in spec.text_columns:
+            empty = next((i for i, text in enumerate(rows[name]) if isinstance(text, str) and not text.strip()), None)
+            if empty is not None:
+                raise ValueError(
+                    f"{source}: data row {empty + 1} has an empty {name!r}; fill in the text or drop the row."
+                )
+    if not split.startswith("test") and spec.label_column not in rows.column_names:
+        raise ValueError(
+            f"{source}: no label column {spec.label_column!r} (columns: {rows.column_names}); {split} rows need gold "
+            "labels. Rename the column, or pass unlabelled rows as --test_file."
+        )
+
+
+def _eval_split_names(splits) -> list[str]:
+    return [s for s in splits if s != "train" and not s.startswith("test")]
 
 
 # ------------------------------------------------------------------------------------------------- run
@@ -283,37 +283,201 @@ def _with_lengths(dataset: datasets.Dataset) -> datasets.Dataset:
         if "choices" in batch:
             pairs = zip(batch["context"], batch["choices"])
             return {"length": [len(context) + max(map(len, choices), default=0) for context, choices in pairs]}
-        b = batch.get("segment_b") or [[]] * len(batch["segment_a"])
-        return {"length": [len(a) + len(bb) for a, bb in zip(batch["segment_a"], b)]}
+        second = batch.get("segment_b") or [[]] * len(batch["segment_a"])
+        return {"length": [len(a) + len(b) for a, b in zip(batch["segment_a"], second)]}
 
     return dataset.map(length, batched=True, desc="Lengths")
 
 
-def _check_arguments(model_args: ModelArguments, data_args: DataArguments) -> None:
-    """Argument values that would otherwise fail deep inside a model config, or train silently on nonsense."""
-    if model_args.lm_coef < 0 or model_args.lm_coef != model_args.lm_coef:
-        raise ValueError(f"--lm_coef {model_args.lm_coef} must be >= 0 (λ of L3 = L2 + λ·L1; 0 disables L1).")
-    if not 0 <= model_args.clf_pdrop < 1:
-        raise ValueError(f"--clf_pdrop {model_args.clf_pdrop} must be in [0, 1).")
-    if data_args.max_seq_length is not None and data_args.max_seq_length < 3:
-        raise ValueError(
-            f"--max_seq_length {data_args.max_seq_length} cannot hold GPT-1's start/delimiter/extract tokens; use "
-            "at least 3, or leave it out for the model's n_positions."
+def _format_metrics(metrics: dict[str, float], prefix: str) -> str:
+    shown = {k[len(prefix) :]: v for k, v in metrics.items() if k.startswith(prefix) and isinstance(v, float)}
+    shown = {k: v for k, v in shown.items() if not k.endswith(("runtime", "per_second"))}
+    return ", ".join(f"{name} {value:.4f}" for name, value in sorted(shown.items()))
+
+
+class _FineTuning:
+    """One fine-tuning (or prediction-only) run: `prepare` builds its parts, `finish` evaluates and predicts."""
+
+    def __init__(self, model_args: ModelArguments, data_args: DataArguments, args: GPT1TrainingArguments, recipe: str):
+        self.model_args, self.data_args, self.args, self.recipe = model_args, data_args, args, recipe
+        self.spec = get_task(data_args.task)
+
+    def identity(self) -> dict[str, Any]:
+        return {
+            "recipe": self.recipe,
+            "model": dataclasses.asdict(self.model_args),
+            "data": dataclasses.asdict(self.data_args),
+            "seed": self.args.seed,
+        }
+
+    def prepare(self) -> Prepared:
+        spec, data_args, args = self.spec, self.data_args, self.args
+        _check_arguments(spec, self.model_args, data_args, args)
+        files = {"train": data_args.train_file, "validation": data_args.validation_file, "test": data_args.test_file}
+        raw, sources = load_task_splits(
+            spec, data_dir=data_args.data_dir, files=files, story_cloze_protocol=data_args.story_cloze_protocol
         )
-    for flag in ("max_train_samples", "max_eval_samples"):
-        value = getattr(data_args, flag)
-        if value is not None and value < 1:
-            raise ValueError(f"--{flag} {value} must be >= 1 (leave it out to use every row).")
+        if not args.do_train:  # a prediction run: nothing to evaluate or save during training
+            raw.pop("train", None)
+            args.eval_strategy, args.save_strategy = IntervalStrategy.NO, SaveStrategy.NO
+        elif "train" not in raw:
+            raise ValueError(f"No train split for {spec.name!r}: give --train_file or a --data_dir with train.tsv.")
+        if not args.do_predict:
+            raw = datasets.DatasetDict({s: rows for s, rows in raw.items() if not s.startswith("test")})
+        if not args.do_eval:
+            raw = datasets.DatasetDict({s: rows for s, rows in raw.items() if s not in _eval_split_names(raw)})
+        for split, rows in raw.items():
+            _check_columns(spec, split, rows, sources[split])
+        eval_names = _eval_split_names(raw)
+        if args.do_train and args.eval_strategy != "no" and not eval_names:
+            raise ValueError(
+                f"--eval_strategy {args.eval_strategy.value} needs validation rows, and there are none: pass "
+                "--validation_file, or --eval_strategy no to train without evaluating."
+            )
+        if not raw:
+            raise ValueError("There is no data to train, evaluate or predict: give --train_file, --data_dir, ...")
+        self._plan_best_checkpoint(eval_names)
 
+        check_model_path(self.model_args.model_name_or_path)
+        if self.model_args.tokenizer_name_or_path:
+            check_model_path(self.model_args.tokenizer_name_or_path, "--tokenizer_name_or_path")
+        tokenizer = load_gpt1_tokenizer(self.model_args.tokenizer_name_or_path or self.model_args.model_name_or_path)
+        model = build_model(spec, self.model_args, tokenizer)
+        n_positions = model.config.n_positions
+        max_length = n_positions if data_args.max_seq_length is None else data_args.max_seq_length
+        if max_length > n_positions:
+            raise ValueError(
+                f"--max_seq_length {max_length} exceeds the model's n_positions={n_positions} (learned positions); "
+                f"use at most {n_positions}."
+            )
+        segment_cap = data_args.segment_cap
+        if segment_cap is None and data_args.story_cloze_protocol:
+            segment_cap = story_cloze_segment_cap(max_length)  # the original's rule: n_ctx // 2 - 2 per segment
+        # Pipelines then truncate long inputs to the length the model was fine-tuned with.
+        tokenizer.model_max_length = max_length
 
-def _source(data: DataArguments, split: str) -> str:
-    """Where a split's rows came from, for error messages."""
-    files = {"train": data.train_file, "validation": data.validation_file, "test": data.test_file}
-    if files.get(split):
-        return f"--{split}_file {files[split]}"
-    if data.story_cloze_protocol and split in ("train", "validation") and data.train_file:
-        return f"--train_file {data.train_file} ({split} part)"
-    return f"{data.data_dir or 'the Hub copy'} ({split} split)"
+        processed = {}
+        with args.main_process_first(desc="tokenization"):
+            for split, rows in raw.items():
+                processed[split], collator = self._tokenize(
+                    split, rows, sources[split], tokenizer, max_length, segment_cap
+                )
+        if args.train_sampling_strategy == "group_by_length" and "train" in processed:
+            processed["train"] = _with_lengths(processed["train"])
+        return Prepared(
+            model=model,
+            tokenizer=tokenizer,
+            train_dataset=processed.get("train"),
+            eval_dataset={s: processed[s] for s in eval_names} or None,
+            data_collator=collator,
+            compute_metrics=_metric_fn(spec),
+            state={"raw": raw, "processed": processed, "sources": sources},
+        )
+
+    def _plan_best_checkpoint(self, eval_names: list[str]) -> None:
+        """The original predicts test with the best-validation parameters: Trainer's `load_best_model_at_end`."""
+        args = self.args
+        auto = args.load_best_model_at_end is None
+        wanted = args.do_train and bool(eval_names) and args.eval_strategy != "no"
+        if auto:
+            args.load_best_model_at_end = wanted
+        elif args.load_best_model_at_end and not wanted:
+            raise ValueError(
+                "--load_best_model_at_end needs training with --eval_strategy steps or epoch and a validation split."
+            )
+        if not args.load_best_model_at_end:
+            return
+        if args.save_strategy != args.eval_strategy:
+            if not auto:
+                raise ValueError(
+                    f"--load_best_model_at_end needs checkpoints where evaluations run: --save_strategy "
+                    f"{args.save_strategy.value} differs from --eval_strategy {args.eval_strategy.value}."
+                )
+            args.load_best_model_at_end = False  # the user chose other save points: keep the final model
+            return
+        args.metric_for_best_model = f"eval_{eval_names[0]}_{self.spec.main_metric}"
+        args.greater_is_better = True  # every task's main metric (accuracy, F1, correlations) grows with quality
+
+    def _tokenize(self, split, rows, source, tokenizer, max_length, segment_cap):
+        spec, data_args = self.spec, self.data_args
+        limit = data_args.max_train_samples if split == "train" else data_args.max_eval_samples
+        if limit is not None and not split.startswith("test"):
+            rows = rows.select(range(min(limit, rows.num_rows)))
+        try:
+            dataset, collator = prepare_dataset(
+                rows,
+                tokenizer,
+                spec,
+                drop_unlabeled=not split.startswith("test"),
+                max_length=max_length,
+                pad_to_multiple_of=data_args.pad_to_multiple_of,
+                **({"segment_cap": segment_cap} if spec.format == "multiple_choice" else {}),
+            )
+        except (KeyError, TypeError, ValueError) as err:  # name the file: the row/column alone is not enough
+            message = err.args[0] if isinstance(err, KeyError) and err.args else err
+            raise ValueError(f"{source}: {message}") from err
+        dropped = rows.num_rows - dataset.num_rows
+        if dropped:
+            logger.warning(
+                "%s: dropped %d of %d rows without a gold label (empty, '-' or -1 in %r).",
+                source,
+                dropped,
+                rows.num_rows,
+                spec.label_column,
+            )
+        if dataset.num_rows == 0 and not split.startswith("test"):
+            raise ValueError(f"{source}: no row has a gold label in {spec.label_column!r}.")
+        return dataset, collator
+
+    def finish(self, trainer: GPT1Trainer, prepared: Prepared) -> tuple[dict[str, Any], list[str]]:
+        spec, args = self.spec, self.args
+        processed, raw = prepared.state["processed"], prepared.state["raw"]
+        results: dict[str, Any] = {"task": spec.name}
+        lines = []
+        best = trainer.state.best_model_checkpoint if args.load_best_model_at_end else None
+        if best is not None:
+            results["best_checkpoint"] = best
+            results["best_metric"] = {args.metric_for_best_model: trainer.state.best_metric}
+            lines.append(f"best checkpoint (by {args.metric_for_best_model}): {best}")
+        # The model in hand is the one evaluated at this step (the best checkpoint's, or the last): reuse its logged
+        # metrics instead of evaluating the validation splits a second time.
+        step = trainer.state.best_global_step if best is not None else trainer.state.global_step
+        for split in _eval_split_names(processed):
+            metrics = logged_metrics(trainer, f"eval_{split}_", step) if args.do_train else None
+            if metrics is None:
+                metrics = trainer.evaluate(processed[split], metric_key_prefix=f"eval_{split}")
+            results[split] = metrics
+            lines.append(f"{split}: {_format_metrics(metrics, f'eval_{split}_')}")
+        for split in [s for s in processed if s.startswith("test")]:
+            lines.append(self._predict(trainer, split, processed[split], raw[split], results))
+        return results, lines
+
+    def _predict(self, trainer, split: str, dataset, raw_rows, results: dict[str, Any]) -> str:
+        spec = self.spec
+        labelled = "labels" in dataset.column_names
+        output = trainer.predict(dataset, metric_key_prefix=f"eval_{split}")
+        preds = _predictions(spec, output.predictions)
+        if len(preds) != raw_rows.num_rows:  # never write a submission whose rows do not match the input's
+            raise RuntimeError(f"{len(preds)} predictions for the {raw_rows.num_rows} rows of the {split} split.")
+        columns = raw_rows.column_names
+        ids = raw_rows[spec.id_column] if spec.id_column in columns else raw_rows["idx"] if "idx" in columns else None
+        glue = spec.glue_tsv is not None and split in spec.glue_tsv.submission_files
+        if glue:
+            path = write_glue_submission(spec, preds.tolist(), self.args.output_dir, split, ids=ids)
+        else:
+            id_header = spec.id_column if spec.id_column in columns else "index"
+            path = write_predictions(spec, preds.tolist(), self.args.output_dir, split, ids=ids, id_header=id_header)
+        results[f"{split}_predictions"] = str(path)
+        line = f"{split}: {len(preds)} predictions -> {path}"
+        if labelled:
+            metrics = output.metrics
+            results[split] = metrics
+            line = f"{split}: {_format_metrics(metrics, f'eval_{split}_')}; {len(preds)} predictions -> {path}"
+        return line
+
+    def run(self) -> dict[str, Any]:
+        title = f"{self.recipe} {self.spec.name}" + ("" if self.args.do_train else " (prediction only)")
+        return run_training(self.args, self.identity(), self.prepare, self.finish, title)
 
 
 def run_finetuning(
@@ -322,124 +486,10 @@ def run_finetuning(
     """Fine-tunes, evaluates and predicts; returns (and writes to `output_dir/all_results.json`) the metrics.
 
     Every input problem (unknown task, bad columns or labels, unreadable files, an output dir of another run,
-    `max_seq_length` beyond the model) is raised before the first training step.
+    `max_seq_length` beyond the model) is raised before the output folder is claimed and the first training step.
+    With `--do_train false` the model is only evaluated and used for predictions.
     """
-    spec = get_task(data_args.task)
-    run_identity = {
-        "recipe": recipe,
-        "model": dataclasses.asdict(model_args),
-        "data": dataclasses.asdict(data_args),
-        "seed": training_args.seed,
-    }
-    output_dir = training_args.output_dir
-    _check_arguments(model_args, data_args)
-    if training_args.process_index == 0:  # refuse an occupied folder now; claim it once every input has passed
-        prepare_output_dir(
-            output_dir, run_identity, training_args.overwrite_output_dir, training_args.resume, claim=False
-        )
-    set_seed(training_args.seed)
-
-    check_model_path(model_args.model_name_or_path)
-    if model_args.tokenizer_name_or_path:
-        check_model_path(model_args.tokenizer_name_or_path, "--tokenizer_name_or_path")
-    tokenizer = load_gpt1_tokenizer(model_args.tokenizer_name_or_path or model_args.model_name_or_path)
-    model = build_model(spec, model_args, tokenizer)
-    n_positions = model.config.n_positions
-    max_length = n_positions if data_args.max_seq_length is None else data_args.max_seq_length
-    if max_length > n_positions:
-        raise ValueError(
-            f"--max_seq_length {max_length} exceeds the model's n_positions={n_positions} (learned positions); "
-            f"use at most {n_positions}."
-        )
-
-    raw = load_raw_splits(spec, data_args)
-    if not data_args.predict_test:
-        raw = datasets.DatasetDict({split: rows for split, rows in raw.items() if not split.startswith("test")})
-    with training_args.main_process_first(desc="tokenization"):
-        processed = {}
-        for split, rows in raw.items():
-            limit = data_args.max_train_samples if split == "train" else data_args.max_eval_samples
-            if limit is not None and not split.startswith("test"):
-                rows = rows.select(range(min(limit, rows.num_rows)))
-            try:
-                processed[split], collator = prepare_dataset(
-                    rows,
-                    tokenizer,
-                    spec,
-                    drop_unlabeled=not split.startswith("test"),
-                    max_length=max_length,
-                    pad_to_multiple_of=data_args.pad_to_multiple_of,
-                    **({"segment_cap": data_args.segment_cap} if spec.format == "multiple_choice" else {}),
-                )
-            except (KeyError, TypeError, ValueError) as err:  # name the file: the row/column alone is not enough
-                message = err.args[0] if isinstance(err, KeyError) and err.args else err
-                raise ValueError(f"{_source(data_args, split)}: {message}") from err
-            if not split.startswith("test") and "labels" not in processed[split].column_names:
-                raise ValueError(
-                    f"{_source(data_args, split)}: no label column {spec.label_column!r} (columns: {rows.column_names}"
-                    f"); {split} rows need gold labels. Rename the column, or pass unlabelled rows as --test_file."
-                )
-            dropped = rows.num_rows - processed[split].num_rows
-            if dropped:
-                logger.warning(
-                    "%s: dropped %d of %d rows without a gold label (empty, '-' or -1 in %r).",
-                    _source(data_args, split),
-                    dropped,
-                    rows.num_rows,
-                    spec.label_column,
-                )
-            if processed[split].num_rows == 0 and not split.startswith("test"):
-                raise ValueError(f"{_source(data_args, split)}: no row has a gold label in {spec.label_column!r}.")
-    if "train" not in processed:
-        raise ValueError(f"No train split for {spec.name!r}: give --train_file, --data_dir, or use the Hub copy.")
-    if training_args.eval_strategy != "no" and not any(s != "train" and not s.startswith("test") for s in processed):
-        raise ValueError(
-            f"--eval_strategy {training_args.eval_strategy.value} needs validation rows, and there are none: pass "
-            "--validation_file, or --eval_strategy no to train without evaluating."
-        )
-    if training_args.process_index == 0:
-        prepare_output_dir(output_dir, run_identity, training_args.overwrite_output_dir, training_args.resume)
-    processed = {split: _with_lengths(dataset) for split, dataset in processed.items()}
-    train = processed["train"]
-    eval_splits = {s: processed[s] for s in processed if s != "train" and not s.startswith("test")}
-    test_splits = {s: processed[s] for s in processed if s.startswith("test")}
-
-    trainer = GPT1Trainer(
-        model=model,
-        args=training_args,
-        train_dataset=train,
-        eval_dataset=eval_splits or None,
-        data_collator=collator,
-        processing_class=tokenizer,
-        compute_metrics=_metric_fn(spec),
-        callbacks=[CompleteCheckpointCallback()],
-    )
-    resume_from = last_complete_checkpoint(output_dir) if training_args.resume else None
-    if training_args.resume:
-        logger.info("Resuming from %s", resume_from or "the start (no complete checkpoint yet)")
-    train_result = trainer.train(resume_from_checkpoint=resume_from)
-    trainer.save_model()
-
-    results: dict[str, Any] = {"task": spec.name, "train": train_result.metrics}
-    for split, dataset in eval_splits.items():
-        results[split] = trainer.evaluate(dataset, metric_key_prefix=f"eval_{split}")
-    for split, dataset in test_splits.items():
-        if "labels" in dataset.column_names:
-            dataset = dataset.remove_columns(["labels"])
-        preds = _predictions(spec, trainer.predict(dataset).predictions)
-        if spec.glue_tsv is not None and split in spec.glue_tsv.submission_files:
-            path = write_glue_submission(spec, preds.tolist(), output_dir, split)
-        else:
-            path = Path(output_dir) / f"{spec.name}_{split}_predictions.tsv"
-            path.write_text("index\tprediction\n" + "".join(f"{i}\t{p}\n" for i, p in enumerate(preds.tolist())))
-        results[f"{split}_predictions"] = str(path)
-    results["log_history"] = trainer.state.log_history
-    if trainer.is_world_process_zero():
-        # Pipelines then truncate long inputs to the length the model was fine-tuned with.
-        tokenizer.model_max_length = max_length
-        tokenizer.save_pretrained(output_dir)
-        write_json_atomic(Path(output_dir) / "all_results.json", results)
-    return results
+    return _FineTuning(model_args, data_args, training_args, recipe).run()
 
 
 def finetune_main(recipe: str, multiple_choice: bool, argv: list[str] | None = None) -> dict[str, Any]:
@@ -462,7 +512,6 @@ __all__ = [
     "ModelArguments",
     "build_model",
     "finetune_main",
-    "load_raw_splits",
     "reinitialize_blocks",
     "run_finetuning",
 ]

@@ -25,11 +25,10 @@ from transformers import AutoConfig
 
 from . import modeling_gpt1
 from .pipelines import MULTIPLE_CHOICE_TASK, GPT1MultipleChoicePipeline, gpt1_special_token_ids
+from .runs import RESULTS_FILE, RUN_FILE
 from .tasks import TaskSpec, get_task
 from .tokenization_gpt1 import load_gpt1_tokenizer
-from .training import RUN_FILE
 
-RESULTS_FILE = "all_results.json"
 _PIPELINE_TAGS = {
     "GPT1ForSequenceClassification": "text-classification",
     "GPT1ForMultipleChoice": MULTIPLE_CHOICE_TASK,

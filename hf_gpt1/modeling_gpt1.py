@@ -1,8 +1,12 @@
 """GPT-1 (Radford et al. 2018) as a transformers model: a post-LayerNorm decoder and its three heads.
 
-The file reads top-down: attention → MLP → block → pre-trained base → decoder → heads. Parameter names and layouts
-(`transformer.tokens_embed`, `transformer.h.{i}.attn.c_attn`, Conv1D weights stored `(in, out)`) are the ones of
-transformers' `openai-gpt`, so its checkpoints (`openai-community/openai-gpt`) load without conversion.
+Top-down: attention → MLP → block → pre-trained base → decoder → LM head → fine-tuning heads. Parameter names and
+layouts (`transformer.tokens_embed`, `transformer.h.{i}.attn.c_attn`, Conv1D weights stored `(in, out)`) are the
+ones of transformers' `openai-gpt`, so its checkpoints (`openai-community/openai-gpt`) load without conversion.
+Faster kernels for the CPU live in `kernels.py`, GPT-1's input formats and special tokens in `formats.py`.
+
+`forward` never synchronises the host with an accelerator: input checks are queued on the device with
+`torch._assert_async` (on the CPU they raise at once, as a `ValueError` naming the fix).
 """
 
 from __future__ import annotations
@@ -20,17 +24,18 @@ from transformers.generation import GenerationMixin
 from transformers.masking_utils import create_causal_mask
 from transformers.modeling_layers import GradientCheckpointingLayer
 from transformers.modeling_outputs import BaseModelOutputWithPast, CausalLMOutputWithPast
-from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS, PreTrainedModel, slice_logits_to_keep
+from transformers.modeling_utils import AttentionInterface, PreTrainedModel, slice_logits_to_keep
 from transformers.pytorch_utils import Conv1D
 from transformers.utils import ModelOutput, can_return_tuple
 from transformers.utils.generic import merge_with_config_defaults
 from transformers.utils.output_capturing import OutputRecorder, capture_outputs
 
-from .configuration_gpt1 import GPT1Config
+from .configuration_gpt1 import GPT1Config  # importing it checks the transformers version (remote code)
+from .formats import IGNORE_INDEX
+from .kernels import GPT1Dropout, apply_dropout, linear_cross_entropy, sdpa_attention_forward
 
-IGNORE_INDEX = -100
 # Written into every saved config so that any Auto class loads a saved model with `trust_remote_code=True` in a
-# process that never imported hf_gpt1 (save_pretrained copies this file and configuration_gpt1.py beside it).
+# process that never imported hf_gpt1 (save_pretrained copies this file and its relative imports beside it).
 AUTO_MAP = {
     "AutoConfig": "configuration_gpt1.GPT1Config",
     "AutoModel": "modeling_gpt1.GPT1Model",
@@ -38,6 +43,25 @@ AUTO_MAP = {
     "AutoModelForSequenceClassification": "modeling_gpt1.GPT1ForSequenceClassification",
     "AutoModelForMultipleChoice": "modeling_gpt1.GPT1ForMultipleChoice",
 }
+
+# GPT-1's own attention dispatch: transformers' implementations, with "sdpa" replaced by the one that stays in the
+# inputs' dtype for CPU training with attention dropout (kernels.sdpa_attention_forward).
+ALL_ATTENTION_FUNCTIONS = AttentionInterface()
+ALL_ATTENTION_FUNCTIONS["sdpa"] = sdpa_attention_forward
+
+
+def _require(condition: torch.Tensor, message: str) -> None:
+    """Raises `ValueError(message)` where `condition` (a bool tensor) is False, without a device→host sync.
+
+    On an accelerator the check is queued with the computation (a failure is a device-side assert); on the CPU it
+    raises at once. Skipped under `torch.compile`, whose graphs the inputs were validated for.
+    """
+    if torch.compiler.is_compiling():
+        return
+    try:
+        torch._assert_async(condition.all(), message)
+    except RuntimeError:
+        raise ValueError(message) from None
 
 
 def eager_attention_forward(
@@ -59,130 +83,6 @@ def eager_attention_forward(
     attn_weights = F.dropout(attn_weights, p=dropout, training=module.training)
     attn_output = torch.matmul(attn_weights, value).transpose(1, 2).contiguous()  # (B, T, nh, hs)
     return attn_output, attn_weights
-
-
-def _cpu_dropout_mask(shape: torch.Size, p: float) -> torch.Tensor:
-    """A boolean mask, True where an element is dropped (probability `p`), from the CPU generator's 31-bit integers.
-
-    `bernoulli_` draws a double per element, and even one 31-bit integer per element left the mask the largest
-    single cost of a bf16 training step. When `p ≥ 2⁻⁶` each 31-bit draw serves two elements through its two 15-bit
-    halves (`p` resolved to 2⁻¹⁵, under 0.1% of `p`): half the draws; below that, one draw per element (`p` to 2⁻³¹).
-    Under `torch.compile` it is `rand < p`, which the compiler fuses into the kernel that uses the mask.
-    """
-    if torch.compiler.is_compiling():
-        return torch.rand(shape, device="cpu") < p
-    n = shape.numel()
-    if p * 2**15 >= 2**9:
-        halves = torch.empty((n + 1) // 2, dtype=torch.int32, device="cpu").random_().view(torch.int16)[:n]
-        return (halves.bitwise_and_(0x7FFF) < round(p * 2**15)).view(shape)
-    return torch.empty(shape, dtype=torch.int32, device="cpu").random_() < round(p * 2**31)
-
-
-def apply_dropout(x: torch.Tensor, p: float, training: bool) -> torch.Tensor:
-    """`F.dropout`, with a cheaper mask on the CPU (`_cpu_dropout_mask`).
-
-    Elsewhere, and under `torch.compile` (which fuses its own random numbers into the surrounding kernel), this is
-    `F.dropout`.
-    """
-    if not training or p == 0.0:
-        return x
-    if x.device.type != "cpu" or torch.compiler.is_compiling():
-        return F.dropout(x, p, training=True)
-    # `where` is one pass forward and backward; `masked_fill` out of place is a copy and a fill each way.
-    return torch.where(_cpu_dropout_mask(x.shape, p), 0.0, x).mul_(1.0 / (1.0 - p))
-
-
-class GPT1Dropout(nn.Dropout):
-    """`nn.Dropout` through `apply_dropout` (the cheaper CPU mask); the same module in every other respect."""
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return apply_dropout(x, self.p, self.training)
-
-
-def cpu_dropout_attention_forward(
-    module: nn.Module,
-    query: torch.Tensor,
-    key: torch.Tensor,
-    value: torch.Tensor,
-    attention_mask: torch.Tensor | None,
-    scaling: float,
-    dropout: float = 0.0,
-    **kwargs,
-) -> tuple[torch.Tensor, None]:
-    """SDPA's computation for CPU training with attention dropout, in the inputs' dtype.
-
-    PyTorch's fused CPU attention kernels have no dropout, so `scaled_dot_product_attention` falls back to its math
-    path there, which upcasts bf16/fp16 inputs to fp32 and adds fully-masked-row checks. This computes the same
-    probabilities (the softmax accumulates in fp32 inside the kernel) with as few passes over the (B, nh, T, S)
-    scores as possible: the scaling and the dropout's 1/(1-p) go on the 12× smaller queries and values, the mask is
-    added (its backward is free), and dropped probabilities are zeroed by one `where`. `attention_mask` is the
-    boolean SDPA mask of `create_causal_mask` (True = attend) or None for plain causal attention.
-    """
-    q_len, k_len = query.shape[-2], key.shape[-2]
-    # finfo.min rather than -inf: a fully masked row (a left-padded query) gets finite, ignored values, as in eager.
-    masked = torch.finfo(query.dtype).min
-    if attention_mask is None:
-        bias = torch.full((q_len, k_len), masked, dtype=query.dtype, device=query.device).triu_(k_len - q_len + 1)
-    else:
-        attend = attention_mask if attention_mask.dtype == torch.bool else attention_mask == 0  # additive: 0 = attend
-        bias = torch.zeros(attend.shape, dtype=query.dtype, device=query.device).masked_fill_(~attend, masked)
-    scores = torch.matmul(query * scaling, key.transpose(-1, -2)).add_(bias)  # (B, nh, T, S)
-    probs = F.softmax(scores, dim=-1)
-    probs = torch.where(_cpu_dropout_mask(probs.shape, dropout), 0.0, probs)
-    return torch.matmul(probs, value * (1.0 / (1.0 - dropout))).transpose(1, 2), None  # (B, T, nh, hs)
-
-
-class _LinearCrossEntropy(torch.autograd.Function):
-    """`Σ_i w_i · CE(hidden_i @ weight.T, target_i)`, with both gradients computed in the forward pass.
-
-    A 40k-wide LM head's logits, their fp32 copy, log-softmax, its gradient and nll's zero-filled one-hot gradient are
-    five (M, V) buffers; on the CPU each is a fresh `mmap` that page-faults on first touch, which cost as much as the
-    head's matmuls. Here one (M, V) buffer holds the logits and is overwritten, a chunk of rows at a time, with their
-    gradient `w_i · (softmax_i - onehot_i)`; the same three matmuls then give both gradients. The softmax runs in fp32
-    whatever the weights' dtype.
-    """
-
-    @staticmethod
-    def forward(ctx, hidden, weight, targets, token_weights, chunk_rows: int):
-        buffer = hidden @ weight.T  # (M, V), logits in the model's dtype, then their gradient in place
-        losses = torch.empty(hidden.shape[0], dtype=torch.float32, device=hidden.device)
-        for start in range(0, hidden.shape[0], chunk_rows):
-            rows = slice(start, start + chunk_rows)
-            logits = buffer[rows].float()  # (n, V)
-            lse = torch.logsumexp(logits, dim=-1, keepdim=True)  # (n, 1)
-            target_logits = logits.gather(1, targets[rows, None])  # (n, 1)
-            losses[rows] = (lse - target_logits).squeeze(1)
-            grad = logits.sub_(lse).exp_()  # softmax
-            grad.scatter_add_(1, targets[rows, None], torch.full_like(target_logits, -1.0))
-            buffer[rows] = grad.mul_(token_weights[rows, None])
-        # Kept on ctx rather than saved for backward: backward scales them in place, so it runs once.
-        # (M, C), (V, C); under autocast the matmuls return the autocast dtype: grads keep their inputs' dtypes
-        ctx.grads = ((buffer @ weight).to(hidden.dtype), (buffer.T @ hidden).to(weight.dtype))
-        return (losses * token_weights).sum()
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        if ctx.grads is None:
-            raise RuntimeError("The fused LM loss can be back-propagated once; recompute the forward pass.")
-        grad_hidden, grad_weight = ctx.grads
-        ctx.grads = None
-        return grad_hidden.mul_(grad_output), grad_weight.mul_(grad_output), None, None, None
-
-
-def linear_cross_entropy(
-    hidden: torch.Tensor, weight: torch.Tensor, targets: torch.Tensor, token_weights: torch.Tensor
-) -> torch.Tensor:
-    """Weighted LM cross-entropy `Σ_i w_i · CE(hidden_i @ weight.T, target_i)` over rows that all carry a target.
-
-    In eager training it never materialises more than one `(M, V)` buffer (see `_LinearCrossEntropy`); under
-    `torch.compile`, or without gradients, it is the plain composition, which the compiler fuses itself.
-    """
-    if torch.compiler.is_compiling() or not torch.is_grad_enabled():
-        token_loss = F.cross_entropy((hidden @ weight.T).float(), targets, reduction="none")
-        return (token_loss * token_weights).sum()
-    # ~16 MiB of fp32 logits per chunk: below glibc's mmap threshold, so the chunk buffers are reused, not re-faulted
-    chunk_rows = max(1, (1 << 22) // weight.shape[0])
-    return _LinearCrossEntropy.apply(hidden, weight, targets, token_weights.float(), chunk_rows)
 
 
 class GPT1Attention(nn.Module):
@@ -219,13 +119,6 @@ class GPT1Attention(nn.Module):
         attention_interface: Callable = ALL_ATTENTION_FUNCTIONS.get_interface(
             self.config._attn_implementation, eager_attention_forward
         )
-        if (
-            self.training
-            and self.attn_dropout > 0
-            and query.device.type == "cpu"
-            and self.config._attn_implementation == "sdpa"
-        ):
-            attention_interface = cpu_dropout_attention_forward
         attn_output, attn_weights = attention_interface(
             self,
             query,
@@ -240,6 +133,8 @@ class GPT1Attention(nn.Module):
         return self.resid_dropout(self.c_proj(attn_output)), attn_weights
 
 
+# "gelu_new" (the tanh GELU) as one fused kernel: the Python formula is ~8 elementwise passes over the (tokens × 3072)
+# activation forward and more backward; the result is the same to float rounding.
 _FUSED_ACTIVATIONS = {"gelu_new": "gelu_pytorch_tanh"}
 
 
@@ -249,8 +144,6 @@ class GPT1MLP(nn.Module):
         inner = config.n_inner if config.n_inner is not None else 4 * config.n_embd
         self.c_fc = Conv1D(inner, config.n_embd)
         self.c_proj = Conv1D(config.n_embd, inner)
-        # "gelu_new" (the tanh GELU) as one fused kernel: the Python formula costs ~8 elementwise passes over the
-        # (tokens × 3072) activation forward and more backward; the result is the same to float rounding.
         self.act = ACT2FN[_FUSED_ACTIVATIONS.get(config.activation_function, config.activation_function)]
         self.dropout = GPT1Dropout(config.resid_pdrop)
 
@@ -313,6 +206,21 @@ class GPT1PreTrainedModel(PreTrainedModel):
             init.zeros_(module.bias)
 
 
+@dataclass
+class GPT1ModelOutput(BaseModelOutputWithPast):
+    r"""
+    Output of [`GPT1Model`]: `BaseModelOutputWithPast` plus the embedding tables the forward pass used.
+
+    Args:
+        embedding_tables (`tuple[torch.FloatTensor, torch.FloatTensor]`, *optional*):
+            With `config.original_embedding_table`: the token and position tables as this forward pass used them
+            (after the table dropout, in training). The language-model loss reads them as its output matrix, as the
+            original's `lm_logits = h · weᵀ` does.
+    """
+
+    embedding_tables: tuple[torch.FloatTensor, torch.FloatTensor] | None = None
+
+
 class GPT1Model(GPT1PreTrainedModel):
     """The bare GPT-1 decoder: token + learned position embeddings, then post-LN blocks, no final LayerNorm."""
 
@@ -342,7 +250,7 @@ class GPT1Model(GPT1PreTrainedModel):
         inputs_embeds: torch.Tensor | None = None,
         use_cache: bool | None = None,
         **kwargs,
-    ) -> BaseModelOutputWithPast:
+    ) -> GPT1ModelOutput:
         r"""
         Args:
             input_ids (`torch.LongTensor` of shape `(batch_size, seq_len)` or `(batch_size, n, seq_len)`):
@@ -360,13 +268,12 @@ class GPT1Model(GPT1PreTrainedModel):
             raise ValueError("Pass exactly one of `input_ids` or `inputs_embeds`.")
         input_shape = input_ids.shape if input_ids is not None else inputs_embeds.shape[:-1]
         seq_len = input_shape[-1]
-        if input_ids is not None:
-            input_ids = input_ids.reshape(-1, seq_len)  # (B, T)
-            inputs_embeds = self.tokens_embed(input_ids)
-        else:
-            inputs_embeds = inputs_embeds.reshape(-1, seq_len, inputs_embeds.shape[-1])
+        if input_shape.numel() == 0:
+            raise ValueError(
+                f"Got an empty batch of shape {tuple(input_shape)}: give at least one token per sequence."
+            )
         if attention_mask is not None and attention_mask.ndim != 4:
-            attention_mask = attention_mask.reshape(inputs_embeds.shape[0], -1)
+            attention_mask = attention_mask.reshape(-1, attention_mask.shape[-1])
 
         # Training never reuses keys and values: a cache there would only copy every layer's K/V and keep them alive.
         use_cache = use_cache and not self.training
@@ -374,54 +281,60 @@ class GPT1Model(GPT1PreTrainedModel):
             past_key_values = DynamicCache(config=self.config)
         past_length = past_key_values.get_seq_length() if past_key_values is not None else 0
         if past_length + seq_len > self.config.n_positions:
+            advice = (
+                f"ask for at most {self.config.n_positions - past_length} new tokens or shorten the prompt"
+                if past_length
+                else "truncate the input (the collators' and pipelines' max_length do)"
+            )
             raise ValueError(
                 f"Sequence length {past_length + seq_len} exceeds n_positions={self.config.n_positions}, the number "
-                "of learned position embeddings; truncate the input (e.g. the collator's max_length)."
+                f"of learned position embeddings: {advice}."
             )
+        mask_position_ids = position_ids  # only positions given by the caller can describe packed sequences
         if position_ids is None:
-            position_ids = torch.arange(past_length, past_length + seq_len, device=inputs_embeds.device)[None]
+            position_ids = torch.arange(past_length, past_length + seq_len, device=self.positions_embed.weight.device)
+            position_ids = position_ids[None]
 
-        hidden_states = self.drop(inputs_embeds + self.positions_embed(position_ids))  # (B, T, C)
+        tokens_table, positions_table = self.tokens_embed.weight, self.positions_embed.weight
+        if self.config.original_embedding_table:
+            # The original's one table `we`: dropout drops elements of the whole table once per forward pass, so every
+            # occurrence of a token in the batch shares one mask, and token and position rows drop independently.
+            tokens_table = apply_dropout(tokens_table, self.config.embd_pdrop, self.training)
+            positions_table = apply_dropout(positions_table, self.config.embd_pdrop, self.training)
+        if input_ids is not None:
+            input_ids = input_ids.reshape(-1, seq_len)  # (B, T)
+            _require(
+                (input_ids >= 0) & (input_ids < self.config.vocab_size),
+                f"input_ids hold ids outside the embedding table [0, {self.config.vocab_size}): use the tokenizer "
+                "this model was saved with, or add its special tokens with hf_gpt1.add_gpt1_special_tokens(tokenizer, "
+                "model).",
+            )
+            inputs_embeds = F.embedding(input_ids, tokens_table)
+        else:
+            inputs_embeds = inputs_embeds.reshape(-1, seq_len, inputs_embeds.shape[-1])
+        hidden_states = inputs_embeds + F.embedding(position_ids, positions_table)  # (B, T, C)
+        if not self.config.original_embedding_table:
+            hidden_states = self.drop(hidden_states)
+
         causal_mask = create_causal_mask(
             config=self.config,
             inputs_embeds=inputs_embeds,
             attention_mask=attention_mask,
             past_key_values=past_key_values,
-            position_ids=position_ids,
+            position_ids=mask_position_ids,
         )
         for block in self.h:
             hidden_states = block(hidden_states, causal_mask, past_key_values, position_ids=position_ids, **kwargs)
 
-        return BaseModelOutputWithPast(
+        return GPT1ModelOutput(
             last_hidden_state=hidden_states.view(*input_shape, -1),
             past_key_values=past_key_values if use_cache else None,
+            embedding_tables=(tokens_table, positions_table) if self.config.original_embedding_table else None,
         )
 
 
-def _check_ids(input_ids: torch.Tensor, vocab_size: int) -> None:
-    # Out-of-range ids otherwise surface as an opaque index error deep inside the embedding lookup.
-    if torch.compiler.is_compiling() or input_ids.numel() == 0:
-        return
-    low, high = int(input_ids.min()), int(input_ids.max())
-    if low < 0 or high >= vocab_size:
-        raise ValueError(
-            f"input_ids contain {low if low < 0 else high}, outside the embedding table [0, {vocab_size}); "
-            "use the tokenizer this model was saved with, or add its special tokens with "
-            "hf_gpt1.add_gpt1_special_tokens(tokenizer, model)."
-        )
-
-
-def _check_class_ids(labels: torch.Tensor, n: int, what: str, hint: str = "") -> None:
-    # An out-of-range class id otherwise fails inside cross_entropy with an opaque index error.
-    if torch.compiler.is_compiling() or labels.numel() == 0:
-        return
-    low, high = int(labels.min()), int(labels.max())
-    if low < 0 or high >= n:
-        raise ValueError(f"labels must be {what} in [0, {n}), got values in [{low}, {high}]{hint}.")
-
-
-class GPT1WithLMHead(GPT1PreTrainedModel):
-    """Shared base of every head that owns the tied LM head and can compute the auxiliary L1 loss."""
+class _GPT1WithLMHeadBase(GPT1PreTrainedModel):
+    """Not a head: the base of every class that owns the decoder and the tied LM head, and so computes L1."""
 
     _tied_weights_keys = {"lm_head.weight": "transformer.tokens_embed.weight"}
 
@@ -436,59 +349,52 @@ class GPT1WithLMHead(GPT1PreTrainedModel):
     def set_output_embeddings(self, new_embeddings: nn.Linear) -> None:
         self.lm_head = new_embeddings
 
-    def auxiliary_lm_loss(
-        self, hidden_states: torch.Tensor, lm_labels: torch.Tensor, attention_mask: torch.Tensor | None
+    def language_model_loss(
+        self,
+        outputs: GPT1ModelOutput,
+        labels: torch.LongTensor,
+        attention_mask: torch.Tensor | None = None,
+        reduction: str = "token",
+        num_items_in_batch: torch.Tensor | int | None = None,
     ) -> torch.Tensor:
-        """L1 on the task's own inputs, as the original code computes it.
+        """L1: every position predicts the next token's label.
 
-        Targets are `lm_labels[:, 1:]` (unshifted labels, `-100` ignored); a target also needs a real token before
-        it, so with left padding the start token is never predicted from padding. `lm_loss_reduction="sequence"`
-        averages each sequence's token losses and then the sequences; `"token"` averages all target tokens.
-
-        Args:
-            hidden_states (`torch.Tensor` of shape `(N, T, C)`): final hidden states.
-            lm_labels (`torch.LongTensor` of shape `(N, T)`): token ids, `-100` where no loss is wanted.
-            attention_mask (`torch.Tensor` of shape `(N, T)`, *optional*).
+        Targets are `labels[..., 1:]` (unshifted labels, `-100` ignored); with an `attention_mask`, a target also
+        needs a real token before it, so the first token after left padding is never predicted from padding.
+        `reduction="token"` averages over all targets (or divides by `num_items_in_batch`, Trainer's target count
+        over accumulated micro-batches); `"sequence"` averages each sequence's targets and then the sequences (the
+        original's auxiliary L1). The softmax runs over the token rows of the tied head, or over every row of the
+        original's single table (tokens, special tokens, positions) with `config.original_embedding_table`.
         """
-        targets = lm_labels[:, 1:]  # (N, T-1): position t predicts token t+1
+        hidden = outputs.last_hidden_state
+        seq_len = hidden.shape[-2]
+        hidden = hidden.reshape(-1, seq_len, hidden.shape[-1])[:, :-1]  # (N, T-1, C): position t predicts t+1
+        targets = labels.reshape(-1, seq_len)[:, 1:]  # (N, T-1)
         valid = targets != IGNORE_INDEX
         if attention_mask is not None:
-            valid = valid & (attention_mask[:, :-1] != 0) & (attention_mask[:, 1:] != 0)
-        # Each target token's weight in the mean: 1/all targets ("token"), or 1/(its sequence's targets × the number
-        # of sequences with targets) ("sequence").
+            mask = attention_mask.reshape(-1, seq_len) != 0
+            valid = valid & mask[:, :-1] & mask[:, 1:]
         counts = valid.sum(-1, keepdim=True)  # (N, 1)
-        if self.config.lm_loss_reduction == "token":
-            token_weights = valid / counts.sum().clamp(min=1)
-        else:
+        if reduction == "token":
+            total = counts.sum().clamp(min=1) if num_items_in_batch is None else num_items_in_batch
+            token_weights = valid / total
+        else:  # each target's weight: 1 / (its sequence's targets × the number of sequences with targets)
             token_weights = valid / (counts.clamp(min=1) * (counts > 0).sum().clamp(min=1))  # (N, T-1)
-        return self._weighted_lm_loss(hidden_states, targets, valid, token_weights)
-
-    def _weighted_lm_loss(
-        self, hidden_states: torch.Tensor, targets: torch.Tensor, valid: torch.Tensor, token_weights: torch.Tensor
-    ) -> torch.Tensor:
-        """`Σ w · CE` where position t of `hidden_states` (N, T, C) predicts `targets[:, t]` (N, T-1); positions where
-        `valid` is False carry no loss."""
-        hidden_states = hidden_states[:, :-1]
-        if torch.compiler.is_compiling():
-            # Static shapes for the compiler: project every position; ignored ones carry weight 0.
-            return linear_cross_entropy(
-                hidden_states.flatten(0, 1),
-                self.lm_head.weight,
-                targets.clamp(min=0).flatten(),
-                token_weights.flatten(),
-            )
-        # Project only the positions that carry a target: padding never reaches the 40k-wide LM head.
-        return linear_cross_entropy(hidden_states[valid], self.lm_head.weight, targets[valid], token_weights[valid])
+        tables = outputs.embedding_tables or (self.lm_head.weight,)
+        if hidden.device.type == "cpu" and not torch.compiler.is_compiling():
+            # Only positions with a target reach the 40k-wide head (a boolean selection, free of syncs on the CPU).
+            return linear_cross_entropy(hidden[valid], tables, targets[valid], token_weights[valid])
+        # Static shapes elsewhere: every position is projected, ignored ones carry weight 0.
+        return linear_cross_entropy(
+            hidden.flatten(0, 1), tables, targets.clamp(min=0).flatten(), token_weights.flatten()
+        )
 
 
-class GPT1LMHeadModel(GPT1WithLMHead, GenerationMixin):
+class GPT1LMHeadModel(_GPT1WithLMHeadBase, GenerationMixin):
     """GPT-1 with its tied language-modelling head: the L1 pre-training objective and `generate()` with a KV cache."""
 
     def __init__(self, config: GPT1Config):
         super().__init__(config)
-        # The class name maps to no loss type: name it, so `loss_function` neither warns on every lookup nor breaks
-        # the graph of a compiled forward there.
-        self.loss_type = "ForCausalLM"
         self.post_init()
 
     @can_return_tuple
@@ -502,21 +408,22 @@ class GPT1LMHeadModel(GPT1WithLMHead, GenerationMixin):
         labels: torch.LongTensor | None = None,
         use_cache: bool | None = None,
         logits_to_keep: int | torch.Tensor = 0,
+        skip_logits: bool | None = None,
         **kwargs,
     ) -> CausalLMOutputWithPast:
         r"""
         Args:
             labels (`torch.LongTensor` of shape `(batch_size, seq_len)`, *optional*):
                 Targets for L1, unshifted (`labels = input_ids` works; the model shifts them); `-100` is ignored.
-                The loss is the mean over all target tokens, the pre-training objective. In training mode (and not
-                under `torch.compile`) the loss is fused with the LM head and `logits` is `None`: no `(B, T, V)`
-                logits are built.
+                The loss is the mean over all target tokens, the pre-training objective.
             logits_to_keep (`int` or `torch.Tensor`, defaults to 0):
                 Compute logits for the last `logits_to_keep` positions only (0 = all), as `generate()` does.
+            skip_logits (`bool`, *optional*):
+                Return the loss without the `(batch, seq, vocab)` logits, which are then never built (the loss is fused
+                with the LM head). Default: skip them in training mode when `labels` are given (eager or compiled
+                alike), as transformers' Liger integration does; pass `False` to get them anyway.
         """
-        if input_ids is not None:
-            _check_ids(input_ids, self.config.vocab_size)
-        outputs: BaseModelOutputWithPast = self.transformer(
+        outputs: GPT1ModelOutput = self.transformer(
             input_ids,
             attention_mask=attention_mask,
             past_key_values=past_key_values,
@@ -525,26 +432,15 @@ class GPT1LMHeadModel(GPT1WithLMHead, GenerationMixin):
             use_cache=use_cache,
             **kwargs,
         )
-        hidden_states = outputs.last_hidden_state
-        if labels is not None and self.training and not torch.compiler.is_compiling():
-            # Training needs only the loss: the fused loss never materialises the (B, T, V) logits (nor returns them).
-            targets = labels[:, 1:]
-            valid = targets != IGNORE_INDEX
-            # Trainer's `num_items_in_batch` (targets over all accumulated micro-batches) keeps gradient
-            # accumulation an exact mean, as `ForCausalLMLoss` does.
-            total = kwargs.get("num_items_in_batch")
-            total = valid.sum().clamp(min=1) if total is None else total
-            loss = self._weighted_lm_loss(hidden_states, targets, valid, valid / total)
-            return CausalLMOutputWithPast(
-                loss=loss,
-                past_key_values=outputs.past_key_values,
-                hidden_states=outputs.hidden_states,
-                attentions=outputs.attentions,
-            )
-        logits = self.lm_head(slice_logits_to_keep(hidden_states, logits_to_keep))
-        loss = None
-        if labels is not None:
-            loss = self.loss_function(logits, labels, vocab_size=self.config.vocab_size, **kwargs)
+        if skip_logits is None:
+            skip_logits = self.training and labels is not None
+        if skip_logits and labels is None:
+            raise ValueError("skip_logits=True returns only the loss: pass `labels`.")
+        loss = logits = None
+        if labels is not None:  # transformers' convention: `-100` labels, not the attention mask, exclude targets
+            loss = self.language_model_loss(outputs, labels, num_items_in_batch=kwargs.get("num_items_in_batch"))
+        if not skip_logits:
+            logits = self.lm_head(slice_logits_to_keep(outputs.last_hidden_state, logits_to_keep))
         return CausalLMOutputWithPast(
             loss=loss,
             logits=logits,
@@ -552,6 +448,17 @@ class GPT1LMHeadModel(GPT1WithLMHead, GenerationMixin):
             hidden_states=outputs.hidden_states,
             attentions=outputs.attentions,
         )
+
+    def _validate_generated_length(self, generation_config, input_ids_length, has_default_max_length):
+        """Refuses, before the first step, a generation that would run past the learned positions."""
+        super()._validate_generated_length(generation_config, input_ids_length, has_default_max_length)
+        if generation_config.max_length > self.config.n_positions:
+            raise ValueError(
+                f"Generating up to {generation_config.max_length} tokens (prompt {input_ids_length} + new) exceeds "
+                f"n_positions={self.config.n_positions}, the learned positions: ask for at most "
+                f"{max(self.config.n_positions - input_ids_length, 0)} new tokens (max_new_tokens), or shorten the "
+                "prompt."
+            )
 
 
 @dataclass
@@ -579,8 +486,9 @@ class GPT1ClassifierOutput(ModelOutput):
     attentions: tuple[torch.FloatTensor, ...] | None = None
 
 
-class GPT1ForFineTuning(GPT1WithLMHead):
-    """Shared machinery of the classification and multiple-choice heads: pooling, classifier and L3."""
+class _GPT1FineTuningBase(_GPT1WithLMHeadBase):
+    """Not a head: what the classification and multiple-choice heads share — the decoder run on right-padded task
+    inputs, the hidden state at the extract token, the classifier and L3."""
 
     # L3 is a mean of per-sequence means: Trainer must not pass `num_items_in_batch` (a token count) to rescale it.
     accepts_loss_kwargs = False
@@ -590,59 +498,54 @@ class GPT1ForFineTuning(GPT1WithLMHead):
         self.clf_dropout = config.clf_pdrop
         self.score = nn.Linear(config.n_embd, num_outputs)
 
-    def _encode(
-        self,
-        input_ids: torch.LongTensor,
-        attention_mask: torch.Tensor | None,
-        position_ids: torch.LongTensor | None,
-        **kwargs,
-    ) -> tuple[BaseModelOutputWithPast, torch.Tensor]:
-        """Runs the decoder and returns its outputs and the hidden state at each sequence's extract token."""
-        if self.config.extract_token_id is None:
+    def _decode_and_pool(
+        self, input_ids: torch.LongTensor, position_ids: torch.LongTensor | None, **kwargs
+    ) -> tuple[GPT1ModelOutput, torch.Tensor]:
+        """Runs the decoder on `(..., T)` ids; returns its outputs and the hidden state at each sequence's first
+        extract token, `(..., C)`.
+
+        No attention mask reaches the decoder: task inputs are right-padded, so causal attention already keeps every
+        real token from seeing the padding after it (as in the original, which had no mask), and an unmasked batch
+        runs the fastest kernels. Hidden states at padding positions are therefore not meaningful.
+        """
+        extract_id = self.config.extract_token_id
+        if extract_id is None:
             raise ValueError(
                 "config.extract_token_id is not set: add the GPT-1 special tokens with "
                 "hf_gpt1.add_gpt1_special_tokens(tokenizer, model) before fine-tuning."
             )
-        _check_ids(input_ids, self.config.vocab_size)
-        is_extract = input_ids == self.config.extract_token_id  # (..., T)
-        if not torch.compiler.is_compiling() and not bool(is_extract.any(-1).all()):
-            raise ValueError(
-                f"A sequence has no extract token (id {self.config.extract_token_id}, `_classify_`): the classifier "
-                "reads the hidden state there. Build inputs with the tokenizer from add_gpt1_special_tokens or the "
-                "hf_gpt1.transforms collators, and keep truncation from cutting it off."
-            )
-        outputs = self.transformer(
-            input_ids, attention_mask=attention_mask, position_ids=position_ids, use_cache=False, **kwargs
+        is_extract = input_ids == extract_id  # (..., T)
+        _require(
+            is_extract.any(-1),
+            f"A sequence has no extract token (id {extract_id}, `_classify_`): the classifier reads the hidden state "
+            "there. Build inputs with the tokenizer from add_gpt1_special_tokens or the hf_gpt1.transforms "
+            "collators, and keep truncation from cutting it off.",
         )
+        outputs = self.transformer(input_ids, position_ids=position_ids, use_cache=False, **kwargs)
         hidden = outputs.last_hidden_state  # (..., T, C)
         # argmax returns the first maximum: the first `_classify_` position, as in the original code.
         extract_index = is_extract.int().argmax(-1)  # (...)
         pooled = hidden.gather(-2, extract_index[..., None, None].expand(*extract_index.shape, 1, hidden.shape[-1]))
-        return outputs, pooled.squeeze(-2)  # (..., C)
+        return outputs, pooled.squeeze(-2)
 
-    def _lm_term(
+    def _objective(
         self,
-        outputs: BaseModelOutputWithPast,
+        outputs: GPT1ModelOutput,
+        logits: torch.Tensor,
+        clf_loss: torch.Tensor | None,
         input_ids: torch.LongTensor,
         attention_mask: torch.Tensor | None,
         lm_labels: torch.LongTensor | None,
-    ) -> torch.Tensor | None:
-        if self.config.lm_coef == 0:
-            return None
-        seq_len = input_ids.shape[-1]
-        labels = lm_labels if lm_labels is not None else input_ids
-        mask = attention_mask.reshape(-1, seq_len) if attention_mask is not None else None
-        return self.auxiliary_lm_loss(
-            outputs.last_hidden_state.reshape(-1, seq_len, self.config.n_embd), labels.reshape(-1, seq_len), mask
-        )
-
-    def _output(
-        self,
-        outputs: BaseModelOutputWithPast,
-        logits: torch.Tensor,
-        clf_loss: torch.Tensor | None,
-        lm_loss: torch.Tensor | None,
     ) -> GPT1ClassifierOutput:
+        """L3 = L2 + λ·L1, with L1 on the task inputs (computed when there is a task loss or explicit `lm_labels`)."""
+        lm_loss = None
+        if self.config.lm_coef > 0 and (clf_loss is not None or lm_labels is not None):
+            lm_loss = self.language_model_loss(
+                outputs,
+                lm_labels if lm_labels is not None else input_ids,
+                attention_mask,
+                reduction=self.config.lm_loss_reduction,
+            )
         loss = None
         if clf_loss is not None:
             loss = clf_loss if lm_loss is None else clf_loss + self.config.lm_coef * lm_loss
@@ -656,7 +559,14 @@ class GPT1ForFineTuning(GPT1WithLMHead):
         )
 
 
-def swap_pair(input_ids: torch.LongTensor, delimiter_token_id: int, extract_token_id: int) -> torch.LongTensor:
+def _check_class_ids(labels: torch.Tensor, n: int, what: str, hint: str = "") -> None:
+    # An out-of-range class id otherwise fails inside cross_entropy with an opaque index error.
+    if labels.is_floating_point():
+        raise ValueError(f"labels must be integer {what}, got {labels.dtype}{hint}.")
+    _require((labels >= 0) & (labels < n), f"labels must be {what} in [0, {n}){hint}.")
+
+
+def _swap_pair(input_ids: torch.LongTensor, delimiter_token_id: int, extract_token_id: int) -> torch.LongTensor:
     """Turns `<s> a <$> b <e> pad…` into `<s> b <$> a <e> pad…` (the second ordering of the similarity transform).
 
     Works row by row on right-padded `(B, T)` ids with one delimiter before the extract token; positions from the
@@ -673,7 +583,7 @@ def swap_pair(input_ids: torch.LongTensor, delimiter_token_id: int, extract_toke
     return input_ids.gather(-1, source)
 
 
-class GPT1ForSequenceClassification(GPT1ForFineTuning):
+class GPT1ForSequenceClassification(_GPT1FineTuningBase):
     """GPT-1 fine-tuned for classification, entailment, similarity or regression with L3 = L2 + λ·L1.
 
     The classifier reads the final hidden state at the extract token (`_classify_`), applies dropout
@@ -713,42 +623,39 @@ class GPT1ForSequenceClassification(GPT1ForFineTuning):
         self._check_input_format(input_ids)
         if self.config.similarity and input_ids.ndim == 2:
             input_ids, attention_mask, lm_labels = self._both_orderings(input_ids, attention_mask, lm_labels)
-        outputs, pooled = self._encode(input_ids, attention_mask, position_ids, **kwargs)
-        if self.config.similarity:
-            if pooled.ndim != 3 or pooled.shape[1] != 2:
-                raise ValueError(
-                    f"A similarity model expects input_ids of shape (batch, 2, seq), got {tuple(input_ids.shape)}."
-                )
-            pooled = pooled.sum(1)  # the paper adds the two orderings' extract-token states
-        elif pooled.ndim != 2:
+        if self.config.similarity and (input_ids.ndim != 3 or input_ids.shape[1] != 2):
+            raise ValueError(
+                f"A similarity model expects input_ids of shape (batch, 2, seq), got {tuple(input_ids.shape)}."
+            )
+        if not self.config.similarity and input_ids.ndim != 2:
             raise ValueError(
                 f"input_ids must be (batch, seq), got {tuple(input_ids.shape)}; (batch, 2, seq) needs "
                 "config.similarity=True."
             )
+        outputs, pooled = self._decode_and_pool(input_ids, position_ids, **kwargs)
+        if self.config.similarity:
+            pooled = pooled.sum(1)  # (B, C): the paper adds the two orderings' extract-token states
         logits = self.score(F.dropout(pooled, self.clf_dropout, self.training))  # (B, num_labels)
-
-        clf_loss = lm_loss = None
-        if labels is not None:
-            clf_loss = self._classification_loss(logits, labels)
-        if labels is not None or lm_labels is not None:
-            lm_loss = self._lm_term(outputs, input_ids, attention_mask, lm_labels)
-        return self._output(outputs, logits, clf_loss, lm_loss)
+        clf_loss = None if labels is None else self._classification_loss(logits, labels)
+        return self._objective(outputs, logits, clf_loss, input_ids, attention_mask, lm_labels)
 
     def _check_input_format(self, input_ids: torch.LongTensor) -> None:
         # A pair fed to a single-sentence model (or the reverse) would be classified silently and wrongly.
         fmt, delimiter = self.config.input_format, self.config.delimiter_token_id
-        if fmt is None or delimiter is None or torch.compiler.is_compiling():
+        if fmt is None or delimiter is None:
             return
         has_pair = (input_ids == delimiter).any(-1)
-        if fmt == "classification" and bool(has_pair.any()):
-            raise ValueError(
+        if fmt == "classification":
+            _require(
+                ~has_pair,
                 "This model was fine-tuned on single sentences (input_format='classification') but got a sentence "
-                "pair (a delimiter token); give one text per example."
+                "pair (a delimiter token); give one text per example.",
             )
-        if fmt in ("entailment", "similarity") and not bool(has_pair.all()):
-            raise ValueError(
-                f"This model was fine-tuned on sentence pairs (input_format={fmt!r}) but got a single sentence; "
-                "give {'text': a, 'text_pair': b} to the pipeline, or tokenizer(a, b)."
+        elif fmt in ("entailment", "similarity"):
+            _require(
+                has_pair,
+                f"This model was fine-tuned on sentence pairs (input_format={fmt!r}) but got a single sentence; give "
+                "{'text': a, 'text_pair': b} to the pipeline, or tokenizer(a, b).",
             )
 
     def _both_orderings(
@@ -756,7 +663,7 @@ class GPT1ForSequenceClassification(GPT1ForFineTuning):
     ) -> tuple[torch.LongTensor, torch.Tensor | None, torch.LongTensor | None]:
         if self.config.delimiter_token_id is None or self.config.extract_token_id is None:
             raise ValueError("A similarity model needs config.delimiter_token_id and config.extract_token_id.")
-        swapped = swap_pair(input_ids, self.config.delimiter_token_id, self.config.extract_token_id)
+        swapped = _swap_pair(input_ids, self.config.delimiter_token_id, self.config.extract_token_id)
         input_ids = torch.stack([input_ids, swapped], dim=1)  # (B, 2, T)
         if attention_mask is not None:
             attention_mask = torch.stack([attention_mask, attention_mask], dim=1)  # same length, same padding
@@ -766,24 +673,31 @@ class GPT1ForSequenceClassification(GPT1ForFineTuning):
         return input_ids, attention_mask, lm_labels
 
     def _classification_loss(self, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-        if self.config.problem_type is None:
+        # The problem type comes from the config, or from these labels for this call only: transformers' heads store
+        # the guess in the config, so one batch of float labels would turn every later call into multi-label.
+        problem_type = self.config.problem_type
+        if problem_type is None:
             if self.num_labels == 1:
-                self.config.problem_type = "regression"
-            elif labels.dtype in (torch.long, torch.int):
-                self.config.problem_type = "single_label_classification"
+                problem_type = "regression"
+            elif labels.is_floating_point() and labels.shape == logits.shape:
+                problem_type = "multi_label_classification"
             else:
-                self.config.problem_type = "multi_label_classification"
-        if self.config.problem_type == "regression":
-            if not torch.compiler.is_compiling() and not bool(torch.isfinite(labels).all()):
-                raise ValueError("Regression labels contain NaN or inf; clean or drop those rows.")
+                problem_type = "single_label_classification"
+        if problem_type == "regression":
+            _require(torch.isfinite(labels), "Regression labels contain NaN or inf; clean or drop those rows.")
             return F.mse_loss(logits.squeeze(-1).float(), labels.float())
-        if self.config.problem_type == "single_label_classification":
+        if problem_type == "single_label_classification":
             _check_class_ids(labels, self.num_labels, "class ids", "; check the label column or config.num_labels")
             return F.cross_entropy(logits.float(), labels.long())
+        if labels.shape != logits.shape:
+            raise ValueError(
+                f"Multi-label classification needs labels of shape {tuple(logits.shape)} (one 0/1 per class), got "
+                f"{tuple(labels.shape)}."
+            )
         return F.binary_cross_entropy_with_logits(logits.float(), labels.float())
 
 
-class GPT1ForMultipleChoice(GPT1ForFineTuning):
+class GPT1ForMultipleChoice(_GPT1FineTuningBase):
     """GPT-1 for multiple choice: `<s> context <$> answer_k <e>` per answer, one score each, softmax over answers.
 
     The loss is L3 = cross-entropy over the choices + λ·L1 over every choice's tokens. As in the original code, the
@@ -817,20 +731,17 @@ class GPT1ForMultipleChoice(GPT1ForFineTuning):
             raise ValueError(
                 f"GPT1ForMultipleChoice expects input_ids of shape (batch, num_choices, seq), got {shape}."
             )
-        outputs, pooled = self._encode(input_ids, attention_mask, position_ids, **kwargs)  # (B, K, C)
+        outputs, pooled = self._decode_and_pool(input_ids, position_ids, **kwargs)  # pooled: (B, K, C)
         if self.training and self.clf_dropout > 0:
             # One dropout mask per example, broadcast over its choices (noise shape (B, 1, C) in the original).
             keep = torch.ones_like(pooled[:, :1])
             pooled = pooled * F.dropout(keep, self.clf_dropout, training=True)
         logits = self.score(pooled).squeeze(-1)  # (B, K)
-
-        clf_loss = lm_loss = None
+        clf_loss = None
         if labels is not None:
             _check_class_ids(labels, logits.shape[-1], "choice indices")
             clf_loss = F.cross_entropy(logits.float(), labels.long())
-        if labels is not None or lm_labels is not None:
-            lm_loss = self._lm_term(outputs, input_ids, attention_mask, lm_labels)
-        return self._output(outputs, logits, clf_loss, lm_loss)
+        return self._objective(outputs, logits, clf_loss, input_ids, attention_mask, lm_labels)
 
 
 __all__ = [
@@ -839,6 +750,6 @@ __all__ = [
     "GPT1ForSequenceClassification",
     "GPT1LMHeadModel",
     "GPT1Model",
+    "GPT1ModelOutput",
     "GPT1PreTrainedModel",
-    "swap_pair",
 ]

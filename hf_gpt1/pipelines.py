@@ -20,7 +20,8 @@ Multiple choice has no stock task; [`GPT1MultipleChoicePipeline`] is registered 
 [{'answer': 'Karen became friends with her.', 'score': 0.93}, {'answer': 'Karen hated pizza.', 'score': 0.07}]
 ```
 
-This module imports nothing but transformers, torch and numpy: `hf_gpt1.hub.push_finetuned` ships it beside a
+This module imports nothing but transformers, torch, numpy and the dependency-free `formats.py` (the same
+transforms and truncation the fine-tuning collators use): `hf_gpt1.hub.push_finetuned` ships both beside a
 multiple-choice model, so `pipeline("multiple-choice", model=repo_id, trust_remote_code=True)` works in a process
 without hf_gpt1.
 """
@@ -35,15 +36,11 @@ import torch
 from transformers import AutoModelForMultipleChoice, Pipeline
 from transformers.pipelines import PIPELINE_REGISTRY
 
+from .formats import SPECIAL_TOKEN_FIELDS, multiple_choice
+
 MULTIPLE_CHOICE_TASK = "multiple-choice"
-# The token strings of `hf_gpt1.tokenization_gpt1.GPT1_SPECIAL_TOKENS` and the config fields holding their ids.
-_SPECIAL_TOKENS = {
-    "start_token_id": "_start_",
-    "delimiter_token_id": "_delimiter_",
-    "extract_token_id": "_classify_",
-}
-# The number of special tokens of one `<s> context <$> answer <e>` sequence.
-_N_SPECIAL = 3
+# Config field -> token string of the start, delimiter and extract tokens (the ones a task input holds).
+_TASK_TOKENS = {field: token for field, token in SPECIAL_TOKEN_FIELDS.items() if field != "pad_token_id"}
 
 
 def gpt1_special_token_ids(tokenizer: Any, config: Any) -> dict[str, int]:
@@ -63,59 +60,21 @@ def gpt1_special_token_ids(tokenizer: Any, config: Any) -> dict[str, int]:
     if tokenizer is None:
         raise ValueError("A GPT-1 pipeline needs the tokenizer saved with the model; pass tokenizer=... .")
     vocab = tokenizer.get_vocab()
-    missing = [token for token in _SPECIAL_TOKENS.values() if token not in vocab]
+    missing = [token for token in _TASK_TOKENS.values() if token not in vocab]
     if missing:
         raise ValueError(
             f"The tokenizer has no GPT-1 special token(s) {missing}, so it cannot build the model's inputs. Add them "
             "with hf_gpt1.add_gpt1_special_tokens(tokenizer, model) and save the tokenizer with the model (the "
             "fine-tuning recipes do)."
         )
-    ids = {name: vocab[token] for name, token in _SPECIAL_TOKENS.items()}
-    expected = {name: getattr(config, name, None) for name in _SPECIAL_TOKENS}
+    ids = {name: vocab[token] for name, token in _TASK_TOKENS.items()}
+    expected = {name: getattr(config, name, None) for name in _TASK_TOKENS}
     if any(value is not None and value != ids[name] for name, value in expected.items()):
         raise ValueError(
             f"The tokenizer's special-token ids {ids} differ from the model's {expected}: use the tokenizer that was "
             "saved with this model."
         )
     return ids
-
-
-def _longest_first(len_a: int, len_b: int, budget: int) -> tuple[int, int]:
-    """Lengths after trimming the longer of two segments one token at a time (the second on ties) to fit `budget`:
-    the rule of `hf_gpt1.transforms._longest_first` (repeated here so that this file is self-contained)."""
-    if len_a + len_b <= budget:
-        return len_a, len_b
-    if 2 * min(len_a, len_b) <= budget:
-        return (len_a, budget - len_a) if len_b > len_a else (budget - len_b, len_b)
-    return budget - budget // 2, budget // 2
-
-
-def multiple_choice_ids(
-    context: Sequence[int],
-    answers: Sequence[Sequence[int]],
-    *,
-    start_token_id: int,
-    delimiter_token_id: int,
-    extract_token_id: int,
-    max_length: int | None = None,
-    segment_cap: int | None = None,
-) -> list[list[int]]:
-    """`<s> context <$> answer_k <e>` for every answer, truncated exactly as `hf_gpt1.transforms.multiple_choice`
-    (which the fine-tuning collator uses): each segment first cut to `segment_cap`, then the context and the longest
-    answer trimmed as a pair to fit `max_length`, every answer cut to the length the longest one gets.
-
-    Returns:
-        `list[list[int]]`: One id sequence per answer.
-    """
-    if max_length is not None and max_length < _N_SPECIAL:
-        raise ValueError(f"max_length={max_length} cannot hold the {_N_SPECIAL} special tokens.")
-    ctx, choices = list(context), [list(answer) for answer in answers]
-    if segment_cap is not None:
-        ctx, choices = ctx[:segment_cap], [answer[:segment_cap] for answer in choices]
-    if max_length is not None:
-        len_ctx, len_answer = _longest_first(len(ctx), max(map(len, choices)), max_length - _N_SPECIAL)
-        ctx, choices = ctx[:len_ctx], [answer[:len_answer] for answer in choices]
-    return [[start_token_id, *ctx, delimiter_token_id, *answer, extract_token_id] for answer in choices]
 
 
 class GPT1MultipleChoicePipeline(Pipeline):
@@ -207,9 +166,7 @@ class GPT1MultipleChoicePipeline(Pipeline):
         encode = {"add_special_tokens": False, "split_special_tokens": True, "verbose": False}
         ctx = self.tokenizer(context, **encode)["input_ids"]
         choices = self.tokenizer(list(answers), **encode)["input_ids"]
-        sequences = multiple_choice_ids(
-            ctx, choices, max_length=max_length, segment_cap=segment_cap, **self._special_ids
-        )
+        sequences = multiple_choice(ctx, choices, max_length=max_length, segment_cap=segment_cap, **self._special_ids)
         width = max(map(len, sequences))
         input_ids = torch.full((1, len(sequences), width), self._pad_id, dtype=torch.long)
         attention_mask = torch.zeros_like(input_ids)
@@ -266,6 +223,5 @@ __all__ = [
     "MULTIPLE_CHOICE_TASK",
     "GPT1MultipleChoicePipeline",
     "gpt1_special_token_ids",
-    "multiple_choice_ids",
     "register_pipelines",
 ]

@@ -1,10 +1,14 @@
 """L1 pre-training (from scratch or continued) on packed windows of contiguous text: the machinery behind
 `recipes/pretrain.py`.
 
-Data flow: text (local txt / jsonl / csv / parquet files, or any Hub dataset, streamed when asked) → a GPT-1 BPE
-(trained on the corpus when none is given) → token ids joined into one stream → `n_positions`-token windows →
-`GPT1LMHeadModel` with the token-mean L1 → `GPT1Trainer` (Adam, linear warm-up then cosine to 0) with held-out
-perplexity at every evaluation.
+Data flow: text (`hf_gpt1.data.load_corpus`: local txt / jsonl / csv / parquet files, or any Hub dataset, streamed
+when asked) → a GPT-1 BPE (trained on the corpus when none is given) → token ids joined into one stream →
+`n_positions`-token windows → `GPT1LMHeadModel` with the token-mean L1 → `GPT1Trainer` (Adam, linear warm-up then
+cosine to 0) with held-out perplexity at every evaluation. The run's stages are `hf_gpt1.runs.run_training`'s.
+
+The paper's full settings (100 epochs, a 40,000-merge BPE, 64 × 512-token windows) are the preset
+`recipes/configs/pretrain_paper.yaml`; the defaults here are smaller where a small corpus needs it (README: "Paper
+settings").
 """
 
 from __future__ import annotations
@@ -18,24 +22,15 @@ from pathlib import Path
 from typing import Any
 
 import datasets
-from transformers import default_data_collator, set_seed
+from transformers import default_data_collator
 
+from .checkpoints import check_model_path, last_complete_checkpoint, load_checkpoint
 from .configuration_gpt1 import GPT1Config
+from .data import load_corpus
 from .modeling_gpt1 import GPT1LMHeadModel
+from .runs import Prepared, logged_metrics, parse_recipe_args, run_training
 from .tokenization_gpt1 import add_gpt1_special_tokens, load_gpt1_tokenizer, train_gpt1_tokenizer
-from .training import (
-    CompleteCheckpointCallback,
-    GPT1Trainer,
-    RecipeTrainingArguments,
-    check_model_path,
-    last_complete_checkpoint,
-    load_checkpoint,
-    parse_recipe_args,
-    prepare_output_dir,
-    write_json_atomic,
-)
-
-TEXT_BUILDERS = {"txt": "text", "text": "text", "json": "json", "jsonl": "json", "csv": "csv", "parquet": "parquet"}
+from .trainer import GPT1Trainer, RecipeTrainingArguments, check_finite_floats
 
 
 @dataclass
@@ -46,12 +41,19 @@ class PretrainModelArguments:
     tokenizer_name_or_path: str | None = field(
         default=None, metadata={"help": "Tokenizer to use; default: the model's, or one trained on the corpus."}
     )
-    vocab_size: int = field(default=8000, metadata={"help": "Size of the BPE trained when no tokenizer is given."})
+    vocab_size: int = field(
+        default=8000,
+        metadata={"help": "Size of the BPE trained when no tokenizer is given (paper: 40,478 = 40,000 merges)."},
+    )
     n_layer: int = field(default=12, metadata={"help": "Blocks of a new model (paper: 12)."})
     n_embd: int = field(default=768, metadata={"help": "Width of a new model (paper: 768)."})
     n_head: int = field(default=12, metadata={"help": "Heads of a new model (paper: 12)."})
     n_positions: int = field(default=512, metadata={"help": "Context of a new model and window length (paper: 512)."})
     dropout: float = field(default=0.1, metadata={"help": "Residual, embedding and attention dropout (paper: 0.1)."})
+    original_embedding_table: bool = field(
+        default=True,
+        metadata={"help": "The original's single embedding table (dropout on the table, L1 over all its rows)."},
+    )
     attn_implementation: str = field(default="sdpa", metadata={"help": "eager, sdpa or flash_attention_2."})
 
 
@@ -68,7 +70,7 @@ class PretrainDataArguments:
         default=False, metadata={"help": "Stream the Hub dataset (corpora larger than disk or RAM; needs max_steps)."}
     )
     validation_split_percentage: float = field(
-        default=5.0, metadata={"help": "Without validation files: hold out this % of the training documents."}
+        default=5.0, metadata={"help": "Without validation files: hold out this percentage of the documents."}
     )
     max_train_windows: int | None = field(default=None, metadata={"help": "Use at most N training windows."})
     max_eval_windows: int | None = field(default=None, metadata={"help": "Use at most N held-out windows."})
@@ -76,7 +78,7 @@ class PretrainDataArguments:
 
 @dataclass
 class PretrainTrainingArguments(RecipeTrainingArguments):
-    """`TrainingArguments` with the paper's pre-training recipe as defaults."""
+    """`TrainingArguments` with the paper's pre-training recipe as defaults (but the epochs: see the module doc)."""
 
     learning_rate: float = field(default=2.5e-4, metadata={"help": "Peak learning rate (paper: 2.5e-4)."})
     lr_scheduler_type: str = field(default="cosine", metadata={"help": "Cosine to 0 after warm-up (paper)."})
@@ -88,78 +90,31 @@ class PretrainTrainingArguments(RecipeTrainingArguments):
     eval_steps: float | None = field(default=500, metadata={"help": "Updates between held-out evaluations."})
     save_strategy: str = field(default="steps", metadata={"help": "Checkpoint every save_steps."})
     save_steps: float = field(default=500, metadata={"help": "Updates between checkpoints."})
+    prediction_loss_only: bool = field(
+        default=True, metadata={"help": "Evaluation needs the loss only (no (batch, 512, vocab) logits are kept)."}
+    )
+    retain_cpu_memory: bool = field(
+        default=True,
+        metadata={"help": "CPU: keep freed memory in the process (every batch has one shape here; see README)."},
+    )
 
 
 class PretrainTrainer(GPT1Trainer):
-    """Adds `perplexity` = exp(mean token L1) to every evaluation."""
+    """Adds `perplexity` = exp(mean token L1) to every evaluation, which never builds the logits."""
 
-    fixed_batch_shape = True  # packed windows: every training batch is (batch, n_positions)
+    def prediction_step(self, model, inputs, prediction_loss_only, ignore_keys=None):
+        if prediction_loss_only:  # the fused loss alone: no (batch, seq, vocab) logits
+            inputs = {**inputs, "skip_logits": True}
+        return super().prediction_step(model, inputs, prediction_loss_only, ignore_keys=ignore_keys)
 
-    def evaluation_loop(self, *args, **kwargs):
-        output = super().evaluation_loop(*args, **kwargs)
-        prefix = kwargs.get("metric_key_prefix", args[4] if len(args) > 4 else "eval")
-        loss = output.metrics.get(f"{prefix}_loss")
+    def evaluation_loop(
+        self, dataloader, description, prediction_loss_only=None, ignore_keys=None, metric_key_prefix="eval"
+    ):
+        output = super().evaluation_loop(dataloader, description, prediction_loss_only, ignore_keys, metric_key_prefix)
+        loss = output.metrics.get(f"{metric_key_prefix}_loss")
         if loss is not None:
-            output.metrics[f"{prefix}_perplexity"] = math.exp(min(loss, 50.0))
+            output.metrics[f"{metric_key_prefix}_perplexity"] = math.exp(min(loss, 50.0))
         return output
-
-
-def load_text(data: PretrainDataArguments) -> tuple[datasets.Dataset | datasets.IterableDataset, Any]:
-    """(train, validation-or-None) documents with one `text` column, from local files or the Hub."""
-    if bool(data.train_files) == bool(data.dataset_name):
-        raise ValueError("Give exactly one text source: --train_files (local) or --dataset_name (Hub).")
-    if data.train_files:
-        train = _read_text_files(data.train_files, data.text_column)
-        validation = _read_text_files(data.validation_files, data.text_column) if data.validation_files else None
-    else:
-        splits = datasets.load_dataset(data.dataset_name, data.dataset_config_name, streaming=data.streaming)
-        if data.text_column not in splits["train"].column_names:
-            raise ValueError(
-                f"{data.dataset_name} has no column {data.text_column!r}; its columns are "
-                f"{splits['train'].column_names}: pass --text_column."
-            )
-        train = _text_only(splits["train"], data.text_column)
-        validation = next((splits[s] for s in ("validation", "valid", "test") if s in splits), None)
-        if validation is not None:
-            validation = _text_only(validation, data.text_column)
-    if validation is None:
-        if isinstance(train, datasets.IterableDataset):
-            raise ValueError("A streamed corpus needs a validation split or --validation_files for perplexity.")
-        if not 0 < data.validation_split_percentage < 100:
-            raise ValueError(f"--validation_split_percentage {data.validation_split_percentage} must be in (0, 100).")
-        held_out = math.ceil(train.num_rows * data.validation_split_percentage / 100)
-        if train.num_rows - held_out < 1:
-            raise ValueError(
-                f"The corpus has {train.num_rows} document(s) (lines, for .txt): too few to hold out "
-                f"{data.validation_split_percentage}% for perplexity. Pass --validation_files, or add text."
-            )
-        held_out = train.train_test_split(test_size=data.validation_split_percentage / 100, seed=0, shuffle=False)
-        train, validation = held_out["train"], held_out["test"]
-    return train, validation
-
-
-def _read_text_files(paths: list[str], text_column: str) -> datasets.Dataset:
-    suffixes = {Path(p).suffix.lower().lstrip(".") for p in paths}
-    builders = {TEXT_BUILDERS.get(s) for s in suffixes}
-    if None in builders or len(builders) != 1:
-        raise ValueError(f"Text files must share one type among {sorted(TEXT_BUILDERS)}; got {sorted(suffixes)}.")
-    for path in paths:
-        if not Path(path).is_file():
-            raise FileNotFoundError(f"Text file {path} does not exist.")
-        if Path(path).stat().st_size == 0:
-            raise ValueError(f"Text file {path} is empty.")
-    builder = builders.pop()
-    dataset = datasets.load_dataset(builder, data_files={"train": paths}, split="train")
-    if text_column not in dataset.column_names:
-        raise ValueError(
-            f"{paths}: no column {text_column!r}; the columns are {dataset.column_names}: pass --text_column."
-        )
-    return _text_only(dataset, text_column)
-
-
-def _text_only(dataset, text_column: str):
-    dataset = dataset.select_columns([text_column])
-    return dataset if text_column == "text" else dataset.rename_column(text_column, "text")
 
 
 def pack_windows(documents, tokenizer, window: int, limit: int | None = None):
@@ -194,13 +149,23 @@ def _texts(documents, limit_chars: int = 200_000_000):
             return
 
 
-def _check_arguments(model_args: PretrainModelArguments) -> None:
-    """Sizes a new model cannot be built with, reported as the flags the user typed."""
+def _check_arguments(model_args: PretrainModelArguments, data_args: PretrainDataArguments) -> None:
+    """Values a new model cannot be built with, or that would train on nothing, reported as the flags typed."""
+    check_finite_floats(model_args)
+    check_finite_floats(data_args)
+    for flag in ("max_train_windows", "max_eval_windows"):
+        if getattr(data_args, flag) is not None and getattr(data_args, flag) < 1:
+            raise ValueError(f"--{flag} {getattr(data_args, flag)} must be >= 1 (leave it out to use every window).")
     if model_args.model_name_or_path:
         return
-    for flag in ("vocab_size", "n_layer", "n_embd", "n_head", "n_positions"):
+    for flag in ("vocab_size", "n_layer", "n_embd", "n_head"):
         if getattr(model_args, flag) < 1:
             raise ValueError(f"--{flag} {getattr(model_args, flag)} must be a positive integer.")
+    if model_args.n_positions < 2:
+        raise ValueError(
+            f"--n_positions {model_args.n_positions}: a window needs at least 2 tokens (one to predict from, one to "
+            "predict); the paper's is 512."
+        )
     if model_args.n_embd % model_args.n_head:
         divisors = [d for d in range(1, model_args.n_embd + 1) if model_args.n_embd % d == 0]
         raise ValueError(
@@ -229,96 +194,128 @@ def _share_tokenizer(tokenizer, process_index: int):
         return load_gpt1_tokenizer(folder)
 
 
+class _Pretraining:
+    """One pre-training run: `prepare` builds its parts, `finish` measures held-out perplexity."""
+
+    def __init__(self, model_args, data_args, args):
+        self.model_args, self.data_args, self.args = model_args, data_args, args
+
+    def identity(self) -> dict[str, Any]:
+        return {
+            "recipe": "pretrain",
+            "model": dataclasses.asdict(self.model_args),
+            "data": dataclasses.asdict(self.data_args),
+        }
+
+    def prepare(self) -> Prepared:
+        model_args, data_args, args = self.model_args, self.data_args, self.args
+        _check_arguments(model_args, data_args)
+        if not args.do_train:
+            raise ValueError("The pre-training recipe trains: --do_train false leaves it nothing to do.")
+        train_docs, eval_docs = load_corpus(
+            data_args.train_files,
+            data_args.validation_files,
+            dataset_name=data_args.dataset_name,
+            dataset_config_name=data_args.dataset_config_name,
+            text_column=data_args.text_column,
+            streaming=data_args.streaming,
+            validation_split_percentage=data_args.validation_split_percentage,
+        )
+        if isinstance(train_docs, datasets.IterableDataset) and args.max_steps <= 0:
+            raise ValueError("A streamed corpus has no length: set --max_steps.")
+        tokenizer = self._tokenizer(train_docs)
+        model = self._model(tokenizer)
+        # A language model's tokenizer encodes raw text: `tokenizer(text)` must not wrap it in the task template, or
+        # pipeline("text-generation") and the zero-shot heuristics would see `_start_ … _classify_`. The special
+        # tokens stay in the vocabulary; fine-tuning re-installs the template (hf_gpt1.finetuning.build_model).
+        tokenizer.backend_tokenizer.post_processor = None
+
+        window = model.config.n_positions
+        with args.main_process_first(desc="packing"):
+            train = pack_windows(train_docs, tokenizer, window, data_args.max_train_windows)
+            evaluation = pack_windows(eval_docs, tokenizer, window, data_args.max_eval_windows)
+        if not isinstance(train, datasets.IterableDataset) and train.num_rows == 0:
+            raise ValueError(f"The corpus is shorter than one {window}-token window: add text or lower --n_positions.")
+        if not isinstance(evaluation, datasets.IterableDataset) and evaluation.num_rows == 0:
+            raise ValueError(
+                f"The held-out text is shorter than one {window}-token window, so perplexity cannot be measured: add "
+                "--validation_files with more text, raise --validation_split_percentage, or lower --n_positions."
+            )
+        return Prepared(
+            model=model,
+            tokenizer=tokenizer,
+            train_dataset=train,
+            eval_dataset=evaluation,
+            data_collator=default_data_collator,
+            trainer_class=PretrainTrainer,
+        )
+
+    def _tokenizer(self, train_docs):
+        model_args, args = self.model_args, self.args
+        source = model_args.tokenizer_name_or_path or model_args.model_name_or_path
+        if source:
+            flag = "--tokenizer_name_or_path" if model_args.tokenizer_name_or_path else "--model_name_or_path"
+            check_model_path(source, flag)
+        resumed = last_complete_checkpoint(args.output_dir) if args.resume else None
+        if not source and resumed:
+            source = resumed  # the BPE this run trained before it stopped: a re-trained one would differ (see below)
+        if source:
+            return load_gpt1_tokenizer(source)
+        # BPE training breaks ties between equally frequent pairs in a per-process random (hash) order, so two
+        # processes train different vocabularies from the same text: train once, on the main process, and share it.
+        tokenizer = None
+        if args.process_index == 0:
+            tokenizer = train_gpt1_tokenizer(_texts(train_docs), vocab_size=model_args.vocab_size)
+            add_gpt1_special_tokens(tokenizer)
+        if args.world_size > 1:
+            tokenizer = _share_tokenizer(tokenizer, args.process_index)
+        return tokenizer
+
+    def _model(self, tokenizer) -> GPT1LMHeadModel:
+        model_args = self.model_args
+        if model_args.model_name_or_path:
+            model = load_checkpoint(
+                GPT1LMHeadModel,
+                model_args.model_name_or_path,
+                original_embedding_table=model_args.original_embedding_table,
+            )
+            add_gpt1_special_tokens(tokenizer, model)
+        else:
+            ids = add_gpt1_special_tokens(tokenizer)
+            config = GPT1Config(
+                vocab_size=len(tokenizer),
+                n_positions=model_args.n_positions,
+                n_embd=model_args.n_embd,
+                n_layer=model_args.n_layer,
+                n_head=model_args.n_head,
+                resid_pdrop=model_args.dropout,
+                embd_pdrop=model_args.dropout,
+                attn_pdrop=model_args.dropout,
+                original_embedding_table=model_args.original_embedding_table,
+                start_token_id=ids["start"],
+                delimiter_token_id=ids["delimiter"],
+                extract_token_id=ids["extract"],
+                pad_token_id=ids["pad"],
+            )
+            model = GPT1LMHeadModel(config)
+        model.set_attn_implementation(model_args.attn_implementation)
+        return model
+
+    def finish(self, trainer: GPT1Trainer, prepared: Prepared) -> tuple[dict[str, Any], list[str]]:
+        metrics = logged_metrics(trainer, "eval_", trainer.state.global_step) or trainer.evaluate()
+        line = f"held-out: loss {metrics['eval_loss']:.4f}, perplexity {metrics['eval_perplexity']:.2f}"
+        return {"validation": metrics}, [line]
+
+    def run(self) -> dict[str, Any]:
+        return run_training(self.args, self.identity(), self.prepare, self.finish, "pretrain")
+
+
 def run_pretraining(
     model_args: PretrainModelArguments, data_args: PretrainDataArguments, training_args: PretrainTrainingArguments
 ) -> dict[str, Any]:
-    run_identity = {
-        "recipe": "pretrain",
-        "model": dataclasses.asdict(model_args),
-        "data": dataclasses.asdict(data_args),
-    }
-    _check_arguments(model_args)
-    claim = {"overwrite": training_args.overwrite_output_dir, "resume": training_args.resume}
-    if training_args.process_index == 0:  # refuse an occupied folder now; claim it once every input has passed
-        prepare_output_dir(training_args.output_dir, run_identity, **claim, claim=False)
-    set_seed(training_args.seed)
-    train_docs, eval_docs = load_text(data_args)
-    if isinstance(train_docs, datasets.IterableDataset) and training_args.max_steps <= 0:
-        raise ValueError("A streamed corpus has no length: set --max_steps.")
-
-    source = model_args.tokenizer_name_or_path or model_args.model_name_or_path
-    if source:
-        flag = "--tokenizer_name_or_path" if model_args.tokenizer_name_or_path else "--model_name_or_path"
-        check_model_path(source, flag)
-    resumed = last_complete_checkpoint(training_args.output_dir) if training_args.resume else None
-    if not source and resumed:
-        source = resumed  # the BPE this run trained before it stopped: a re-trained one would differ (see below)
-    tokenizer = load_gpt1_tokenizer(source) if source else None
-    if tokenizer is None:
-        # BPE training breaks ties between equally frequent pairs in a per-process random (hash) order, so two
-        # processes train different vocabularies from the same text: train once, on the main process, and share it.
-        if training_args.process_index == 0:
-            tokenizer = train_gpt1_tokenizer(_texts(train_docs), vocab_size=model_args.vocab_size)
-            add_gpt1_special_tokens(tokenizer)
-        if training_args.world_size > 1:
-            tokenizer = _share_tokenizer(tokenizer, training_args.process_index)
-    if model_args.model_name_or_path:
-        model = load_checkpoint(GPT1LMHeadModel, model_args.model_name_or_path)
-        add_gpt1_special_tokens(tokenizer, model)
-    else:
-        ids = add_gpt1_special_tokens(tokenizer)
-        config = GPT1Config(
-            vocab_size=len(tokenizer),
-            n_positions=model_args.n_positions,
-            n_embd=model_args.n_embd,
-            n_layer=model_args.n_layer,
-            n_head=model_args.n_head,
-            resid_pdrop=model_args.dropout,
-            embd_pdrop=model_args.dropout,
-            attn_pdrop=model_args.dropout,
-            start_token_id=ids["start"],
-            delimiter_token_id=ids["delimiter"],
-            extract_token_id=ids["extract"],
-            pad_token_id=ids["pad"],
-        )
-        model = GPT1LMHeadModel(config)
-    model.set_attn_implementation(model_args.attn_implementation)
-    # A language model's tokenizer encodes raw text: `tokenizer(text)` must not wrap it in the task template, or
-    # pipeline("text-generation") and the zero-shot heuristics would see `_start_ … _classify_`. The special tokens
-    # stay in the vocabulary; fine-tuning re-installs the template (hf_gpt1.finetuning.build_model).
-    tokenizer.backend_tokenizer.post_processor = None
-
-    window = model.config.n_positions
-    with training_args.main_process_first(desc="packing"):
-        train = pack_windows(train_docs, tokenizer, window, data_args.max_train_windows)
-        evaluation = pack_windows(eval_docs, tokenizer, window, data_args.max_eval_windows)
-    if not isinstance(train, datasets.IterableDataset) and train.num_rows == 0:
-        raise ValueError(f"The corpus is shorter than one {window}-token window: add text or lower --n_positions.")
-    if not isinstance(evaluation, datasets.IterableDataset) and evaluation.num_rows == 0:
-        raise ValueError(
-            f"The held-out text is shorter than one {window}-token window, so perplexity cannot be measured: add "
-            "--validation_files with more text, raise --validation_split_percentage, or lower --n_positions."
-        )
-    if training_args.process_index == 0:
-        prepare_output_dir(training_args.output_dir, run_identity, **claim)
-
-    trainer = PretrainTrainer(
-        model=model,
-        args=training_args,
-        train_dataset=train,
-        eval_dataset=evaluation,
-        data_collator=default_data_collator,
-        processing_class=tokenizer,
-        callbacks=[CompleteCheckpointCallback()],
-    )
-    train_result = trainer.train(resume_from_checkpoint=resumed)
-    trainer.save_model()
-    results = {"train": train_result.metrics, "validation": trainer.evaluate()}
-    results["log_history"] = trainer.state.log_history
-    if trainer.is_world_process_zero():
-        tokenizer.save_pretrained(training_args.output_dir)
-        write_json_atomic(Path(training_args.output_dir) / "all_results.json", results)
-    return results
+    """Pre-trains (or continues pre-training) a GPT-1 with L1; returns (and writes to `all_results.json`) the
+    training metrics and the held-out perplexity."""
+    return _Pretraining(model_args, data_args, training_args).run()
 
 
 def pretrain_main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -333,7 +330,6 @@ __all__ = [
     "PretrainDataArguments",
     "PretrainModelArguments",
     "PretrainTrainingArguments",
-    "load_text",
     "pack_windows",
     "pretrain_main",
     "run_pretraining",

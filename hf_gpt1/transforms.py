@@ -1,16 +1,15 @@
-"""The task-specific input transforms of GPT-1 (the paper's Fig. 1, right) and the collators that apply them.
+"""The collators that apply GPT-1's task input transforms (the paper's Fig. 1, right) to batches, and the
+tokenization step that feeds them.
 
-Data flows one way: a [`GPT1Preprocessor`] (run once through `datasets.map`, cached) turns each row's texts into
-token-id *segments* without special tokens; a collator then inserts `_start_` / `_delimiter_` / `_classify_`,
-truncates to `max_length`, pads on the right and builds the attention mask and the auxiliary-LM labels. Keeping the
-special tokens and truncation out of the cached columns means one tokenization serves any `max_length`.
+The per-example transforms themselves (`classification`, `entailment`, `similarity`, `multiple_choice`) live in
+`hf_gpt1.formats` and are re-exported here. Data flows one way: a [`GPT1Preprocessor`] (run once through
+`datasets.map`, cached) turns each row's texts into token-id *segments* without special tokens; a collator then
+inserts `_start_` / `_delimiter_` / `_classify_`, truncates to `max_length`, pads on the right and builds the
+attention mask and the auxiliary-LM labels. Keeping the special tokens and truncation out of the cached columns means
+one tokenization serves any `max_length`.
 
-Formats (`s` = start, `$` = delimiter, `e` = extract, i.e. `_classify_`):
-
-- classification: `s a e`
-- entailment: `s premise $ hypothesis e`
-- similarity: both `s a $ b e` and `s b $ a e`, shape `(batch, 2, seq)`
-- multiple choice: `s context $ answer_k e` for each answer, shape `(batch, choices, seq)`
+Batches are `(batch, seq)` for classification and entailment, `(batch, 2, seq)` for similarity (both orderings) and
+`(batch, choices, seq)` for multiple choice.
 """
 
 from __future__ import annotations
@@ -27,6 +26,15 @@ import datasets
 import torch
 from transformers import PreTrainedTokenizerBase
 
+from .formats import (
+    IGNORE_INDEX,
+    SPECIAL_TOKEN_FIELDS,
+    check_max_length,
+    classification,
+    entailment,
+    multiple_choice,
+    similarity,
+)
 from .tasks import FORMATS, TaskSpec, get_task
 
 __all__ = [
@@ -43,172 +51,7 @@ __all__ = [
     "similarity",
 ]
 
-SPECIAL_TOKENS: dict[str, str] = {
-    "start_token_id": "_start_",
-    "delimiter_token_id": "_delimiter_",
-    "extract_token_id": "_classify_",
-    "pad_token_id": "<pad>",
-}
-"""Collator argument -> token string of the GPT-1 tokenizer (`hf_gpt1.tokenization_gpt1.add_gpt1_special_tokens`)."""
-
 _C = TypeVar("_C", bound="GPT1Collator")
-
-IGNORE_INDEX = -100
-"""`lm_labels` value the loss skips (PyTorch's `cross_entropy` default)."""
-
-# ---------------------------------------------------------------------------------------------------------------------
-# The transforms of one example (lists of ids in, lists of ids out).
-# ---------------------------------------------------------------------------------------------------------------------
-
-
-def _check_segment(segment: object, name: str, special_ids: Sequence[int]) -> list[int]:
-    if segment is None:
-        raise TypeError(f"{name} is None: every text must be a string (an empty string gives an empty segment).")
-    if isinstance(segment, (str, bytes)):
-        raise TypeError(f"{name} is text ({segment[:40]!r}); the transforms take token ids: tokenize it first.")
-    segment = list(segment)
-    for token_id in special_ids:
-        # A literal "_classify_" in the text would otherwise add a second extract token and move the pooled position.
-        if token_id in segment:
-            raise ValueError(
-                f"{name} already contains the special token id {token_id}; the transforms insert special tokens "
-                "themselves. Tokenize raw text with split_special_tokens=True (GPT1Preprocessor does)."
-            )
-    return segment
-
-
-def _check_max_length(max_length: int | None, n_special: int) -> None:
-    if max_length is not None and (not isinstance(max_length, int) or max_length < n_special):
-        raise ValueError(f"max_length={max_length!r} cannot hold the {n_special} special tokens of this format.")
-
-
-def _longest_first(len_a: int, len_b: int, budget: int) -> tuple[int, int]:
-    """Lengths after trimming the longer of two segments token by token (the second one on ties) until they fit
-    `budget`, in closed form so that long documents do not cost a loop per token."""
-    if len_a + len_b <= budget:
-        return len_a, len_b
-    if 2 * min(len_a, len_b) <= budget:
-        return (len_a, budget - len_a) if len_b > len_a else (budget - len_b, len_b)
-    return budget - budget // 2, budget // 2
-
-
-def classification(
-    segment: Sequence[int], *, start_token_id: int, extract_token_id: int, max_length: int | None = None
-) -> list[int]:
-    """`<s> text <e>`: the input of a single-text classification task (CoLA, SST-2).
-
-    Args:
-        segment (`Sequence[int]`): Token ids of the text, without special tokens (may be empty).
-        start_token_id, extract_token_id (`int`): Ids of `_start_` and `_classify_`.
-        max_length (`int`, *optional*): Cap on the sequence length; the text is cut at its end, never a special token.
-
-    Returns:
-        `list[int]`: The ids of the sequence.
-    """
-    _check_max_length(max_length, 2)
-    ids = _check_segment(segment, "segment", (start_token_id, extract_token_id))
-    if max_length is not None:
-        ids = ids[: max_length - 2]
-    return [start_token_id, *ids, extract_token_id]
-
-
-def entailment(
-    premise: Sequence[int],
-    hypothesis: Sequence[int],
-    *,
-    start_token_id: int,
-    delimiter_token_id: int,
-    extract_token_id: int,
-    max_length: int | None = None,
-) -> list[int]:
-    """`<s> premise <$> hypothesis <e>`: the input of an entailment task or any text-pair classification.
-
-    Args:
-        premise, hypothesis (`Sequence[int]`): Token ids of the two texts, without special tokens (may be empty).
-        start_token_id, delimiter_token_id, extract_token_id (`int`): Ids of `_start_`, `_delimiter_`, `_classify_`.
-        max_length (`int`, *optional*): Cap on the sequence length; the longer text loses its last token first,
-            one token at a time (the hypothesis on ties); special tokens are never dropped.
-
-    Returns:
-        `list[int]`: The ids of the sequence.
-    """
-    _check_max_length(max_length, 3)
-    specials = (start_token_id, delimiter_token_id, extract_token_id)
-    a = _check_segment(premise, "premise", specials)
-    b = _check_segment(hypothesis, "hypothesis", specials)
-    if max_length is not None:
-        len_a, len_b = _longest_first(len(a), len(b), max_length - 3)
-        a, b = a[:len_a], b[:len_b]
-    return [start_token_id, *a, delimiter_token_id, *b, extract_token_id]
-
-
-def similarity(
-    segment_a: Sequence[int],
-    segment_b: Sequence[int],
-    *,
-    start_token_id: int,
-    delimiter_token_id: int,
-    extract_token_id: int,
-    max_length: int | None = None,
-) -> tuple[list[int], list[int]]:
-    """Both orderings `<s> a <$> b <e>` and `<s> b <$> a <e>`: similarity has no natural order, so the model sums
-    the two representations.
-
-    The texts are truncated once (as in [`entailment`]) before building both, so the second sequence is an exact
-    swap of the first.
-
-    Returns:
-        `tuple[list[int], list[int]]`: The two sequences, `a` first then `b` first.
-    """
-    kwargs = {"start_token_id": start_token_id, "delimiter_token_id": delimiter_token_id}
-    forward = entailment(segment_a, segment_b, extract_token_id=extract_token_id, max_length=max_length, **kwargs)
-    split = forward.index(delimiter_token_id)
-    a, b = forward[1:split], forward[split + 1 : -1]
-    return forward, [start_token_id, *b, delimiter_token_id, *a, extract_token_id]
-
-
-def multiple_choice(
-    context: Sequence[int],
-    answers: Sequence[Sequence[int]],
-    *,
-    start_token_id: int,
-    delimiter_token_id: int,
-    extract_token_id: int,
-    max_length: int | None = None,
-    segment_cap: int | None = None,
-) -> list[list[int]]:
-    """`<s> context <$> answer_k <e>` for every answer (Story Cloze, RACE, SWAG).
-
-    Every sequence keeps the same context tokens, so the choices differ only in their answers. Truncation treats the
-    context and the longest answer as a pair (see [`entailment`]) and cuts every answer to the length the longest one
-    gets.
-
-    Args:
-        context (`Sequence[int]`): Token ids of the context (document + question for RACE).
-        answers (`Sequence[Sequence[int]]`): Token ids of each answer; at least one.
-        start_token_id, delimiter_token_id, extract_token_id (`int`): Ids of `_start_`, `_delimiter_`, `_classify_`.
-        max_length (`int`, *optional*): Cap on each sequence's length.
-        segment_cap (`int`, *optional*): Keep only the first `segment_cap` tokens of the context and of each answer
-            before anything else: the original code's `n_ctx // 2 - 2` for Story Cloze.
-
-    Returns:
-        `list[list[int]]`: One sequence per answer.
-    """
-    _check_max_length(max_length, 3)
-    if segment_cap is not None and (not isinstance(segment_cap, int) or segment_cap < 0):
-        raise ValueError(f"segment_cap={segment_cap!r} must be a non-negative int.")
-    if answers is None or isinstance(answers, (str, bytes)) or len(answers) == 0:
-        raise ValueError(f"answers must be a non-empty list of token-id lists, got {answers!r:.60}.")
-    specials = (start_token_id, delimiter_token_id, extract_token_id)
-    ctx = _check_segment(context, "context", specials)
-    choices = [_check_segment(answer, f"answer {k}", specials) for k, answer in enumerate(answers)]
-    if segment_cap is not None:
-        ctx, choices = ctx[:segment_cap], [answer[:segment_cap] for answer in choices]
-    if max_length is not None:
-        len_ctx, len_answer = _longest_first(len(ctx), max(map(len, choices)), max_length - 3)
-        ctx, choices = ctx[:len_ctx], [answer[:len_answer] for answer in choices]
-    return [[start_token_id, *ctx, delimiter_token_id, *answer, extract_token_id] for answer in choices]
-
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Collators: features with token-id segments -> padded tensors.
@@ -232,20 +75,20 @@ class GPT1Collator(ABC):
     return_lm_labels: bool = True
 
     # Whether the batch is (batch, seq) rather than (batch, sequences per example, seq).
-    _flat: ClassVar[bool] = False
+    _one_sequence_per_example: ClassVar[bool] = False
     # Whether labels index the sequences of each example (multiple choice) rather than classes.
     _labels_index_choices: ClassVar[bool] = False
     _required_keys: ClassVar[tuple[str, ...]] = ()
 
     def __post_init__(self):
-        for name in SPECIAL_TOKENS:
+        for name in SPECIAL_TOKEN_FIELDS:
             value = getattr(self, name)
             if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"{name} must be a non-negative int, got {value!r}.")
         specials = (self.start_token_id, self.delimiter_token_id, self.extract_token_id)
         if len(set(specials)) != 3:
             raise ValueError(f"start/delimiter/extract token ids must differ, got {specials}.")
-        _check_max_length(self.max_length, 3)
+        check_max_length(self.max_length, 3)
         if self.pad_to_multiple_of is not None:
             if not isinstance(self.pad_to_multiple_of, int) or self.pad_to_multiple_of < 1:
                 raise ValueError(f"pad_to_multiple_of must be a positive int, got {self.pad_to_multiple_of!r}.")
@@ -270,7 +113,7 @@ class GPT1Collator(ABC):
         """
         ids = {}
         vocab = tokenizer.get_vocab()
-        for name, token in SPECIAL_TOKENS.items():
+        for name, token in SPECIAL_TOKEN_FIELDS.items():
             if name == "pad_token_id" and tokenizer.pad_token_id is not None:
                 ids[name] = tokenizer.pad_token_id
             elif token in vocab:
@@ -294,7 +137,7 @@ class GPT1Collator(ABC):
         Raises:
             `ValueError`: The config lacks a special-token id, or `max_length > config.n_positions`.
         """
-        ids = {name: getattr(config, name, None) for name in SPECIAL_TOKENS}
+        ids = {name: getattr(config, name, None) for name in SPECIAL_TOKEN_FIELDS}
         missing = [name for name, value in ids.items() if value is None]
         if missing:
             raise ValueError(
@@ -363,7 +206,7 @@ class GPT1Collator(ABC):
             lm_labels = input_ids.masked_fill(attention_mask == 0, IGNORE_INDEX)
             lm_labels[..., 0] = IGNORE_INDEX
             batch["lm_labels"] = lm_labels
-        if self._flat:
+        if self._one_sequence_per_example:
             batch = {key: value.squeeze(1) for key, value in batch.items()}
         labels = self._labels(features, shape[1])
         if labels is not None:
@@ -423,7 +266,7 @@ class GPT1ClassificationCollator(GPT1Collator):
         return_lm_labels (`bool`, defaults to `True`): Also return `lm_labels` for the auxiliary LM loss.
     """
 
-    _flat: ClassVar[bool] = True
+    _one_sequence_per_example: ClassVar[bool] = True
     _required_keys: ClassVar[tuple[str, ...]] = ("segment_a", "segment_b (pairs only)")
 
     def _sequences(self, feature: Mapping[str, Any], index: int) -> list[list[int]]:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from transformers import pipeline
 
+from hf_gpt1.checkpoints import write_json_atomic
 from hf_gpt1.finetuning import DataArguments, GPT1TrainingArguments, ModelArguments, run_finetuning
 from hf_gpt1.pretraining import (
     PretrainDataArguments,
@@ -28,8 +29,8 @@ from hf_gpt1.pretraining import (
     PretrainTrainingArguments,
     run_pretraining,
 )
+from hf_gpt1.runs import parse_recipe_args, run_recipe
 from hf_gpt1.tasks import get_task
-from hf_gpt1.training import parse_recipe_args, run_recipe, write_json_atomic
 
 EXAMPLES = [
     "The central bank raised interest rates as inflation worries hit shares and the dollar.",

@@ -13,7 +13,7 @@ submission TSVs for the test splits, and the fine-tuned model + tokenizer, which
 """
 
 from hf_gpt1.finetuning import finetune_main
-from hf_gpt1.training import run_recipe
+from hf_gpt1.runs import run_recipe
 
 if __name__ == "__main__":
     run_recipe(lambda: finetune_main("glue", multiple_choice=False))

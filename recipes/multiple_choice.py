@@ -13,7 +13,7 @@ The original code caps each segment at n_ctx//2 − 2 tokens for Story Cloze: `-
 """
 
 from hf_gpt1.finetuning import finetune_main
-from hf_gpt1.training import run_recipe
+from hf_gpt1.runs import run_recipe
 
 if __name__ == "__main__":
     run_recipe(lambda: finetune_main("multiple_choice", multiple_choice=True))

@@ -14,7 +14,7 @@ Held-out perplexity is logged at every evaluation (`eval_perplexity`); `all_resu
 """
 
 from hf_gpt1.pretraining import pretrain_main
-from hf_gpt1.training import run_recipe
+from hf_gpt1.runs import run_recipe
 
 if __name__ == "__main__":
     run_recipe(pretrain_main)

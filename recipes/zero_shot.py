@@ -14,12 +14,13 @@ Heuristics: CoLA thresholds the average token log-probability, SST-2 compares "p
 from dataclasses import dataclass, field
 
 import datasets
-from transformers import AutoModelForCausalLM
 
-from hf_gpt1.finetuning import DataArguments, load_raw_splits  # importing hf_gpt1 registers the gpt1 Auto classes
-from hf_gpt1.tasks import get_task, load_glue_tsv
+from hf_gpt1.checkpoints import load_checkpoint, write_json_atomic
+from hf_gpt1.data import load_glue_tsv, read_data_file
+from hf_gpt1.modeling_gpt1 import GPT1LMHeadModel
+from hf_gpt1.runs import parse_recipe_args, run_recipe
+from hf_gpt1.tasks import get_task
 from hf_gpt1.tokenization_gpt1 import load_gpt1_tokenizer
-from hf_gpt1.training import parse_recipe_args, run_recipe, write_json_atomic
 from hf_gpt1.zero_shot import ZERO_SHOT_TASKS, evaluate_zero_shot
 
 
@@ -43,8 +44,7 @@ class ZeroShotArguments:
 def _load(args: ZeroShotArguments, split: str, limit: int | None) -> datasets.Dataset:
     spec = get_task(args.task)
     if args.validation_file and split == args.split:
-        rows = load_raw_splits(spec, DataArguments(task=spec.name, validation_file=args.validation_file))
-        rows = rows["validation"]
+        rows = read_data_file(args.validation_file, "--validation_file", task=spec, split="validation")
     elif args.data_dir:
         rows = load_glue_tsv(args.data_dir, spec, split)
     elif spec.hub is not None:
@@ -59,7 +59,12 @@ def main() -> dict:
     spec = get_task(args.task)
     if spec.name not in ZERO_SHOT_TASKS:
         raise ValueError(f"--task {args.task!r} has no zero-shot heuristic; choose one of {list(ZERO_SHOT_TASKS)}.")
-    model = AutoModelForCausalLM.from_pretrained(args.model_name_or_path)
+    if args.batch_size < 1:
+        raise ValueError(f"--batch_size {args.batch_size} must be a positive integer.")
+    for flag in ("max_eval_samples", "max_calibration_samples"):
+        if getattr(args, flag) is not None and getattr(args, flag) < 1:
+            raise ValueError(f"--{flag} {getattr(args, flag)} must be >= 1 (leave it out to use every row).")
+    model = load_checkpoint(GPT1LMHeadModel, args.model_name_or_path)
     tokenizer = load_gpt1_tokenizer(args.model_name_or_path)
     dataset = _load(args, args.split, args.max_eval_samples)
     calibration = None

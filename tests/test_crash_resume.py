@@ -20,9 +20,9 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
+from hf_gpt1.checkpoints import COMPLETE_MARKER, last_complete_checkpoint
 from hf_gpt1.finetuning import finetune_main
 from hf_gpt1.pretraining import pretrain_main
-from hf_gpt1.training import COMPLETE_MARKER, CompleteCheckpointCallback, last_complete_checkpoint
 from tests.conftest import REPO_ROOT
 from tests.test_bad_input import SENTENCES, tiny  # noqa: F401  (module-scoped tiny checkpoint fixture)
 
@@ -160,30 +160,3 @@ def test_glue_killed_and_resumed_matches_an_unbroken_run(tiny, rte_files, tmp_pa
     assert _max_weight_diff(unbroken, crashed) < 1e-6
     state = json.loads((crashed / "checkpoint-6" / "trainer_state.json").read_text())
     assert state["global_step"] == 6  # 24 rows / 8 = 3 steps per epoch, 2 epochs: the resumed run went to the end
-
-
-def test_checkpoint_without_marker_is_never_resumed(tmp_path):
-    for step, complete in ((5, True), (10, False), (7, True)):
-        folder = tmp_path / f"checkpoint-{step}"
-        folder.mkdir()
-        (folder / "model.safetensors").write_bytes(b"x")
-        if complete:
-            (folder / COMPLETE_MARKER).write_text("{}")
-    (tmp_path / "checkpoint-final").mkdir()
-    (tmp_path / f"checkpoint-{8}.tmp").mkdir()
-    assert last_complete_checkpoint(tmp_path) == str(tmp_path / "checkpoint-7")
-    assert last_complete_checkpoint(tmp_path / "absent") is None
-
-
-def test_marker_is_written_after_every_file_of_the_checkpoint(tmp_path):
-    """The callback writes the marker last, through a temporary file and a rename (readers never see half of it)."""
-    folder = tmp_path / "checkpoint-4"
-    folder.mkdir()
-    (folder / "model.safetensors").write_bytes(b"w")
-    args = type("Args", (), {"should_save": True, "output_dir": str(tmp_path)})()
-    state = type("State", (), {"global_step": 4})()
-    CompleteCheckpointCallback().on_save(args, state, None)
-    marker = folder / COMPLETE_MARKER
-    assert json.loads(marker.read_text()) == {"global_step": 4}
-    assert marker.stat().st_mtime_ns >= (folder / "model.safetensors").stat().st_mtime_ns
-    assert not list(folder.glob(".*.tmp"))

@@ -12,9 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hf_gpt1 import GPT1ForMultipleChoice, GPT1ForSequenceClassification
+from hf_gpt1.formats import IGNORE_INDEX
 from hf_gpt1.tasks import TaskSpec, get_task
 from hf_gpt1.tokenization_gpt1 import load_gpt1_tokenizer
-from hf_gpt1.transforms import IGNORE_INDEX, GPT1Preprocessor, collator_for_format
+from hf_gpt1.transforms import GPT1Preprocessor, collator_for_format
 from tests.test_bad_input import tiny  # noqa: F401  (module-scoped tiny checkpoint fixture)
 
 MAX_LENGTH = 64

@@ -21,8 +21,8 @@ from hf_gpt1 import GPT1Config, GPT1LMHeadModel, add_gpt1_special_tokens, get_ta
 from hf_gpt1.finetuning import ModelArguments, build_model
 from hf_gpt1.hub import model_card, push_finetuned
 from hf_gpt1.modeling_gpt1 import AUTO_MAP
+from hf_gpt1.runs import RUN_FILE
 from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
-from hf_gpt1.training import RUN_FILE
 from tests.hub_standin import HubStandIn
 
 SENTENCES = ["the cat sat on the mat .", "a dog runs in the park .", "she did not answer the door ."]

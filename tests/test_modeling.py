@@ -1,4 +1,5 @@
-"""Core model tests: parity with transformers' openai-gpt, L3 by hand, masks, cache, tying, remote code, bad input."""
+"""The model (hf_gpt1.modeling_gpt1): parity with transformers' openai-gpt on every (device, dtype), L3 and the
+original's embedding table by hand, masks, cache, one output shape, no host syncs, tying, remote code, bad input."""
 
 import json
 import os
@@ -24,34 +25,20 @@ from hf_gpt1 import (
     GPT1Model,
     modeling_gpt1,
 )
-from hf_gpt1.modeling_gpt1 import swap_pair
+from hf_gpt1.modeling_gpt1 import _swap_pair
+from tests.conftest import DELIM, DEVICE_DTYPES, EXTRACT, PAD, START, V, tiny_config
 
-V, START, DELIM, EXTRACT, PAD = 64, 60, 61, 62, 63
-
-
-def tiny_config(**overrides) -> GPT1Config:
-    fields = dict(
-        vocab_size=V,
-        n_positions=32,
-        n_embd=32,
-        n_layer=2,
-        n_head=4,
-        start_token_id=START,
-        delimiter_token_id=DELIM,
-        extract_token_id=EXTRACT,
-        pad_token_id=PAD,
-    )
-    fields.update(overrides)
-    return GPT1Config(**fields)
+# Parity tolerances by dtype: bf16 rounds every op, and the two models order some of them differently.
+TOLERANCE = {torch.float32: {"rtol": 1e-5, "atol": 1e-5}, torch.bfloat16: {"rtol": 3e-2, "atol": 3e-2}}
 
 
-def reference_pair(attn_implementation: str = "sdpa"):
+def reference_pair(attn_implementation: str = "sdpa", device: str = "cpu", dtype: torch.dtype = torch.float32):
     """The same random weights in transformers' OpenAIGPTLMHeadModel and in ours."""
     ref = OpenAIGPTLMHeadModel(OpenAIGPTConfig(vocab_size=V, n_positions=32, n_embd=32, n_layer=2, n_head=4)).eval()
     ours = GPT1LMHeadModel(GPT1Config.from_dict(ref.config.to_dict()))
     ours.load_state_dict(ref.state_dict())
     ours.set_attn_implementation(attn_implementation)
-    return ref, ours.eval()
+    return ref.to(device, dtype), ours.to(device, dtype).eval()
 
 
 def padded_batch():
@@ -59,41 +46,6 @@ def padded_batch():
     ids = torch.tensor([[START, 5, 6, 7, EXTRACT, PAD, PAD], [START, 8, 9, 10, 11, 12, EXTRACT]])
     mask = torch.tensor([[1, 1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 1, 1, 1]])
     return ids, mask
-
-
-# ----------------------------------------------------------------------------------------------- config
-
-
-def test_config_defaults_are_the_papers():
-    c = GPT1Config()
-    assert (c.vocab_size, c.n_positions, c.n_embd, c.n_layer, c.n_head) == (40478, 512, 768, 12, 12)
-    assert c.n_inner is None and c.activation_function == "gelu_new"
-    assert (c.resid_pdrop, c.embd_pdrop, c.attn_pdrop, c.clf_pdrop) == (0.1, 0.1, 0.1, 0.1)
-    assert (c.layer_norm_epsilon, c.initializer_range, c.lm_coef) == (1e-5, 0.02, 0.5)
-    assert c.tie_word_embeddings and c.lm_loss_reduction == "sequence"
-    assert GPT1Model(tiny_config(n_inner=None)).h[0].mlp.c_fc.weight.shape == (32, 128)
-
-
-@pytest.mark.parametrize(
-    "fields, message",
-    [
-        ({"n_embd": 30, "n_head": 4}, "divisible by n_head"),
-        ({"lm_coef": -1.0}, "lm_coef"),
-        ({"resid_pdrop": 1.5}, "resid_pdrop"),
-        ({"lm_loss_reduction": "sum"}, "lm_loss_reduction"),
-        ({"activation_function": "nope"}, "activation_function"),
-        ({"n_layer": 0}, "n_layer"),
-    ],
-)
-def test_config_rejects_bad_values(fields, message):
-    with pytest.raises(Exception, match=message):
-        tiny_config(**fields)
-
-
-def test_openai_gpt_config_is_translated():
-    cfg = GPT1Config.from_dict(OpenAIGPTConfig(n_layer=3, afn="gelu").to_dict())
-    assert cfg.model_type == "gpt1" and cfg.n_layer == 3 and cfg.activation_function == "gelu_new"
-    assert not hasattr(cfg, "summary_type")
 
 
 def test_init_follows_gpt1():
@@ -110,23 +62,24 @@ def test_init_follows_gpt1():
 # ----------------------------------------------------------------------------------------------- parity
 
 
+@pytest.mark.parametrize("device, dtype", DEVICE_DTYPES)
 @pytest.mark.parametrize("impl", ["eager", "sdpa"])
-def test_lm_logits_match_openai_gpt(impl):
-    ref, ours = reference_pair(impl)
-    ids = torch.randint(0, V, (3, 24))
+def test_lm_logits_match_openai_gpt(impl, device, dtype):
+    ref, ours = reference_pair(impl, device, dtype)
+    ids = torch.randint(0, V, (3, 24), device=device)
     with torch.no_grad():
-        delta = (ref(ids).logits - ours(ids).logits).abs().max().item()
-    assert delta <= 1e-5
+        torch.testing.assert_close(ours(ids).logits, ref(ids).logits, **TOLERANCE[dtype])
 
 
-def test_lm_loss_and_padding_mask_match_openai_gpt():
-    ref, ours = reference_pair()
-    ids, mask = padded_batch()
+@pytest.mark.parametrize("device, dtype", DEVICE_DTYPES)
+def test_lm_loss_and_padding_mask_match_openai_gpt(device, dtype):
+    ref, ours = reference_pair(device=device, dtype=dtype)
+    ids, mask = (t.to(device) for t in padded_batch())
     with torch.no_grad():
         r, o = ref(ids, attention_mask=mask, labels=ids), ours(ids, attention_mask=mask, labels=ids)
     real = mask.bool()
-    assert (r.logits[real] - o.logits[real]).abs().max() <= 1e-5
-    assert torch.allclose(r.loss, o.loss, atol=1e-6)
+    torch.testing.assert_close(o.logits[real], r.logits[real], **TOLERANCE[dtype])
+    torch.testing.assert_close(o.loss, r.loss.float(), **TOLERANCE[dtype])
 
 
 def test_greedy_generation_matches_openai_gpt():
@@ -279,7 +232,7 @@ def test_similarity_adds_both_orderings():
     model = GPT1ForSequenceClassification(tiny_config(num_labels=1, similarity=True, lm_coef=0.0)).eval()
     ids = torch.tensor([[START, 5, 6, DELIM, 7, 8, 9, EXTRACT, PAD]])
     mask = torch.tensor([[1] * 8 + [0]])
-    swapped = swap_pair(ids, DELIM, EXTRACT)
+    swapped = _swap_pair(ids, DELIM, EXTRACT)
     assert swapped.tolist() == [[START, 7, 8, 9, DELIM, 5, 6, EXTRACT, PAD]]
     stacked = torch.stack([ids, swapped], 1)
     with torch.no_grad():
@@ -455,31 +408,6 @@ def test_input_format_mismatch_is_a_clear_error():
     assert entail(pair).logits.shape == (1, 2)
 
 
-@pytest.mark.parametrize("mode", ["fp32", "bf16", "autocast"])
-def test_fused_linear_cross_entropy_matches_plain_loss_and_grads(mode):
-    """The fused LM loss (one (M, V) buffer, grads computed in forward) ≡ cross_entropy of the projected logits."""
-    dtype = torch.bfloat16 if mode == "bf16" else torch.float32
-    hidden = torch.randn(300, 16, dtype=dtype, requires_grad=True)
-    weight = (torch.randn(5000, 16) * 0.5).to(dtype).requires_grad_(True)
-    targets, token_weights = torch.randint(0, 5000, (300,)), torch.rand(300)
-    results = []
-    for fn in (
-        modeling_gpt1.linear_cross_entropy,
-        lambda h, w, t, tw: (F.cross_entropy((h @ w.T).float(), t, reduction="none") * tw).sum(),
-    ):
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=mode == "autocast"):
-            loss = fn(hidden, weight, targets, token_weights)
-        hidden.grad = weight.grad = None
-        (0.5 * loss).backward()
-        results.append((loss.detach(), hidden.grad, weight.grad))
-    (fused, *fused_grads), (plain, *plain_grads) = results
-    assert torch.allclose(fused, plain, rtol=1e-6)
-    tolerance = 1e-5 if mode == "fp32" else 1e-4  # bf16: the two sum the chunk products in different orders
-    for a, b in zip(fused_grads, plain_grads):
-        assert a.dtype == b.dtype
-        assert (a.float() - b.float()).abs().max() <= tolerance * b.float().abs().max()
-
-
 def test_lm_training_loss_is_the_fused_mean_and_honours_num_items_in_batch():
     model = GPT1LMHeadModel(tiny_config(resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0))
     ids = torch.randint(0, V - 4, (2, 10))
@@ -499,48 +427,149 @@ def test_lm_training_loss_is_the_fused_mean_and_honours_num_items_in_batch():
         loss.backward()
 
 
-def test_cpu_dropout_keeps_each_element_with_probability_1_minus_p_and_rescales():
-    x = torch.ones(1_000_000)
-    out = modeling_gpt1.apply_dropout(x, 0.1, training=True)
-    kept = out != 0
-    assert abs(kept.float().mean().item() - 0.9) < 2e-3  # 6.7 standard deviations of a Binomial(1e6, 0.9) mean
-    assert torch.allclose(out[kept], torch.full_like(out[kept], 1 / 0.9))
-    assert modeling_gpt1.apply_dropout(x, 0.1, training=False) is x
-    torch.manual_seed(3)
-    a = modeling_gpt1.apply_dropout(x, 0.5, training=True)
-    torch.manual_seed(3)
-    assert torch.equal(a, modeling_gpt1.apply_dropout(x, 0.5, training=True))  # seeded like every torch RNG op
-    x = torch.randn(64, requires_grad=True)
-    out = modeling_gpt1.apply_dropout(x, 0.3, training=True)
-    out.sum().backward()
-    assert torch.equal(x.grad, (out != 0) / 0.7)
+# ----------------------------------------------------------------------------------------------- the original's table
 
 
-@pytest.mark.parametrize("p, tolerance", [(0.1, 2e-3), (0.01, 1e-3)])  # two 15-bit halves per draw / one 31-bit draw
-def test_cpu_dropout_mask_rate_and_independence(p, tolerance):
-    torch.manual_seed(0)
-    mask = modeling_gpt1._cpu_dropout_mask(torch.Size([1000, 1001]), p)  # an odd count: the last draw is half used
-    assert mask.shape == (1000, 1001) and mask.dtype == torch.bool
-    assert abs(mask.float().mean().item() - p) < tolerance  # > 6 standard deviations of a Binomial(1e6, p) mean
-    pairs = mask.flatten()[:1_000_000].view(-1, 2).float()  # the two halves of each 31-bit draw
-    assert abs(pairs.prod(1).mean().item() - p * p) < 6 * (p * p / 500_000) ** 0.5  # independent: P(both) = p²
-    assert abs(pairs[:, 0].mean().item() - pairs[:, 1].mean().item()) < 2 * tolerance  # both halves drop at rate p
+def test_original_table_dropout_gives_every_occurrence_of_a_token_one_mask():
+    """With position embeddings zeroed and dropout on the embeddings only, the repeated token 5 gets one embedding
+    vector everywhere under the original's table dropout, and different ones under per-position dropout."""
+    ids = torch.tensor([[5, 5, 7, 5, 9, 5]])
+    for original in (True, False):
+        torch.manual_seed(0)
+        model = GPT1Model(tiny_config(original_embedding_table=original, embd_pdrop=0.5, resid_pdrop=0.0, attn_pdrop=0.0))
+        with torch.no_grad():
+            model.positions_embed.weight.zero_()
+        model.train()
+        embedded = model(ids, output_hidden_states=True).hidden_states[0][0]  # (T, C): the blocks' input
+        rows = embedded[[0, 1, 3, 5]]
+        same = all(torch.equal(rows[0], row) for row in rows[1:])
+        assert same == original
+        assert (embedded == 0).any()  # dropout did drop elements
 
 
-@pytest.mark.parametrize("padded", [False, True])
-def test_cpu_dropout_attention_is_eager_attention_with_the_same_mask(padded):
-    """The CPU training path equals the eager formula with the dropout mask it drew (re-drawn from the same seed)."""
-    torch.manual_seed(0)
-    q, k, v = (torch.randn(2, 3, 5, 4) for _ in range(3))
-    attend = torch.ones(5, 5, dtype=torch.bool).tril()[None, None].repeat(2, 1, 1, 1)  # (B, 1, T, S)
-    if padded:
-        attend[0, ..., :2] = False  # left padding: keys 0-1 of sequence 0 are never attended (rows 0-1 fully masked)
-    torch.manual_seed(1)
-    out, _ = modeling_gpt1.cpu_dropout_attention_forward(
-        None, q, k, v, attend if padded else None, scaling=0.5, dropout=0.3
+def test_original_table_changes_nothing_in_eval_mode():
+    ids = torch.randint(0, V, (2, 12))
+    split, original = (
+        GPT1LMHeadModel(tiny_config(original_embedding_table=flag)).eval() for flag in (False, True)
     )
-    torch.manual_seed(1)
-    dropped = modeling_gpt1._cpu_dropout_mask(torch.Size([2, 3, 5, 5]), 0.3)
-    scores = (q @ k.transpose(-1, -2) * 0.5).masked_fill(~attend, torch.finfo(torch.float32).min)
-    probs = F.softmax(scores, dim=-1).masked_fill(dropped, 0) / 0.7
-    torch.testing.assert_close(out, (probs @ v).transpose(1, 2))
+    original.load_state_dict(split.state_dict())
+    with torch.no_grad():
+        torch.testing.assert_close(original(ids).logits, split(ids).logits)
+        assert original(ids).logits.shape[-1] == V  # logits (and generation) cover the token rows only
+
+
+def test_original_l1_normalises_over_tokens_special_tokens_and_positions():
+    model = GPT1ForSequenceClassification(tiny_config(num_labels=2, original_embedding_table=True)).eval()
+    ids, mask = padded_batch()
+    with torch.no_grad():
+        out = model(ids, attention_mask=mask, labels=torch.tensor([0, 1]))
+        hidden = model.transformer(ids).last_hidden_state
+        table = torch.cat([model.transformer.tokens_embed.weight, model.transformer.positions_embed.weight])
+        logits = hidden @ table.T  # (B, T, V + n_positions), as the original's h · weᵀ
+    assert table.shape[0] == V + 32
+    losses = [F.cross_entropy(logits[b, : int(mask[b].sum()) - 1], ids[b, 1 : int(mask[b].sum())]) for b in range(2)]
+    torch.testing.assert_close(out.lm_loss, torch.stack(losses).mean())
+    assert out.lm_loss > hand_l1(model, ids, mask)  # the position rows take probability mass from the tokens
+
+
+def test_original_l1_uses_the_dropped_table_as_output_matrix(monkeypatch):
+    """In training the L1 logits are h · (dropped table)ᵀ: the dropout mask drawn for the embedding is the output
+    matrix's too. A fixed 'dropout' (every other row zeroed) makes the hand computation possible."""
+    config = tiny_config(num_labels=2, original_embedding_table=True, resid_pdrop=0.0, attn_pdrop=0.0, clf_pdrop=0.0)
+    model = GPT1ForSequenceClassification(config)
+    zero_odd_rows = lambda x, p, training: x * (torch.arange(x.shape[0]) % 2 == 0)[:, None] if training else x  # noqa: E731
+    monkeypatch.setattr(modeling_gpt1, "apply_dropout", zero_odd_rows)
+    ids, mask = padded_batch()
+    model.train()
+    out = model(ids, attention_mask=mask, labels=torch.tensor([0, 1]))
+    tokens = zero_odd_rows(model.transformer.tokens_embed.weight, 0.5, True)
+    positions = zero_odd_rows(model.transformer.positions_embed.weight, 0.5, True)
+    hidden = model.transformer(ids).last_hidden_state  # the same dropped tables: the patch is deterministic
+    logits = hidden @ torch.cat([tokens, positions]).T
+    losses = [F.cross_entropy(logits[b, : int(mask[b].sum()) - 1], ids[b, 1 : int(mask[b].sum())]) for b in range(2)]
+    torch.testing.assert_close(out.lm_loss, torch.stack(losses).mean())
+
+
+# ----------------------------------------------------------------------------------------------- one output shape
+
+
+def test_lm_head_returns_the_same_fields_in_every_mode():
+    model = GPT1LMHeadModel(tiny_config())
+    ids = torch.randint(0, 60, (2, 8))
+    model.train()
+    assert model(ids, labels=ids).logits is None  # training with labels: the fused loss, no logits
+    assert model(ids, labels=ids, skip_logits=False).logits.shape == (2, 8, V)
+    model.eval()
+    with torch.no_grad():
+        assert model(ids, labels=ids).logits.shape == (2, 8, V)
+        out = model(ids, labels=ids, skip_logits=True)
+        assert out.logits is None and out.loss is not None
+    with pytest.raises(ValueError, match="skip_logits=True returns only the loss: pass `labels`"):
+        model(ids, skip_logits=True)
+
+
+def test_float_labels_once_do_not_change_the_problem_type_for_good():
+    model = GPT1ForSequenceClassification(tiny_config(num_labels=2)).eval()
+    ids, mask = padded_batch()
+    multi = model(ids, attention_mask=mask, labels=torch.tensor([[0.0, 1.0], [1.0, 1.0]]))
+    assert multi.clf_loss is not None and model.config.problem_type is None
+    single = model(ids, attention_mask=mask, labels=torch.tensor([0, 1]))  # transformers' heads would fail here
+    torch.testing.assert_close(single.clf_loss, F.cross_entropy(single.logits, torch.tensor([0, 1])))
+    model.config.problem_type = "single_label_classification"
+    with pytest.raises(ValueError, match="labels must be integer class ids, got torch.float32"):
+        model(ids, attention_mask=mask, labels=torch.tensor([0.0, 1.0]))
+
+
+# ----------------------------------------------------------------------------------------------- no host syncs
+
+
+def test_forward_code_reads_no_tensor_values_on_the_host():
+    """`.item()`, `.tolist()`, `int(tensor)`... would stall an accelerator on every call: the model file has none."""
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(modeling_gpt1))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            assert not (isinstance(func, ast.Attribute) and func.attr in {"item", "tolist", "numpy", "cpu"}), (
+                ast.unparse(node)
+            )
+            assert not (isinstance(func, ast.Name) and func.id in {"int", "float", "bool"}), ast.unparse(node)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU on this machine")
+@pytest.mark.parametrize("head", ["lm", "clf", "mc"])
+def test_a_cuda_training_step_never_synchronises(head):
+    config = tiny_config(num_labels=2, original_embedding_table=True)
+    model = {
+        "lm": GPT1LMHeadModel,
+        "clf": GPT1ForSequenceClassification,
+        "mc": GPT1ForMultipleChoice,
+    }[head](config).cuda().train()
+    ids, mask = (t.cuda() for t in padded_batch())
+    if head == "mc":
+        ids, mask = torch.stack([ids, ids], 1), torch.stack([mask, mask], 1)
+    labels = ids if head == "lm" else torch.tensor([0, 1], device="cuda")
+    model(ids, attention_mask=mask, labels=labels).loss.backward()  # warm-up: lazy initialisation may sync once
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        model(ids, attention_mask=mask, labels=labels).loss.backward()
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+
+
+# ----------------------------------------------------------------------------------------------- more bad input
+
+
+def test_empty_batch_and_empty_sequence_are_clear_errors():
+    model = GPT1LMHeadModel(tiny_config())
+    for shape in ((0, 5), (2, 0)):
+        with pytest.raises(ValueError, match="empty batch"):
+            model(torch.zeros(shape, dtype=torch.long))
+
+
+def test_generation_past_the_learned_positions_is_refused_before_it_starts():
+    model = GPT1LMHeadModel(tiny_config()).eval()
+    with pytest.raises(ValueError, match=r"prompt 10 \+ new\) exceeds n_positions=32.*at most 22 new tokens"):
+        model.generate(torch.randint(0, 60, (1, 10)), max_new_tokens=30, do_sample=False)

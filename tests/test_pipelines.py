@@ -15,9 +15,8 @@ from transformers import PreTrainedTokenizerFast, TextIteratorStreamer, pipeline
 
 from hf_gpt1 import GPT1Config, GPT1LMHeadModel, add_gpt1_special_tokens, get_task, prepare_dataset
 from hf_gpt1.finetuning import ModelArguments, build_model
-from hf_gpt1.pipelines import GPT1MultipleChoicePipeline, multiple_choice_ids
+from hf_gpt1.pipelines import GPT1MultipleChoicePipeline
 from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
-from hf_gpt1.transforms import multiple_choice
 
 SENTENCES = [
     "the cat sat on the mat .",
@@ -113,7 +112,7 @@ def test_text_classification_pipeline_equals_recipe_eval(pretrained_dir, tmp_pat
 
 
 def test_truncation_matches_the_collator(pretrained_dir, tmp_path_factory):
-    # tokenizers' longest_first truncation and the collator's rule give the same sequences
+    """The pipeline truncates a long pair by default, exactly as the recipe's collator does."""
     folder, model, tokenizer = finetuned(pretrained_dir, tmp_path_factory, "rte")
     long_a, long_b = " ".join(SENTENCES[:5]), " ".join(SENTENCES[5:])
     dataset, collator = prepare_dataset(
@@ -121,8 +120,11 @@ def test_truncation_matches_the_collator(pretrained_dir, tmp_path_factory):
     )
     expected = collator([dataset[0]])["input_ids"][0].tolist()
     assert tokenizer(long_a, long_b, truncation=True, max_length=20)["input_ids"] == expected
+    tokenizer.model_max_length = 20  # as the recipe saves it: the length the model was fine-tuned with
+    tokenizer.save_pretrained(folder)
+    assert tokenizer(long_a, long_b)["input_ids"] == expected  # truncation is the default where the template applies
     classifier = pipeline("text-classification", model=str(folder))
-    got = classifier({"text": long_a, "text_pair": long_b}, truncation=True, max_length=20, top_k=None)
+    got = classifier({"text": long_a, "text_pair": long_b}, top_k=None)  # no truncation=True needed
     with torch.no_grad():
         probs = model(torch.tensor([expected])).logits.softmax(-1)[0]
     assert {d["label"]: d["score"] for d in got} == pytest.approx(
@@ -151,14 +153,6 @@ def test_multiple_choice_pipeline_equals_recipe_eval(pretrained_dir, tmp_path_fa
         assert [d["score"] for d in probs] == pytest.approx(expected[i].softmax(-1).tolist(), abs=1e-5)
     many = chooser([{"context": rows["sent1"][0], "answers": ["yes", "no"]}] * 2)
     assert len(many) == 2 and len(many[0]) == 2
-
-
-@pytest.mark.parametrize("max_length, segment_cap", [(None, None), (12, None), (9, 2), (30, 4)])
-def test_multiple_choice_ids_equal_the_transform(max_length, segment_cap):
-    ids = {"start_token_id": 100, "delimiter_token_id": 101, "extract_token_id": 102}
-    context, answers = list(range(15)), [[20, 21], list(range(30, 40)), []]
-    expected = multiple_choice(context, answers, max_length=max_length, segment_cap=segment_cap, **ids)
-    assert multiple_choice_ids(context, answers, max_length=max_length, segment_cap=segment_cap, **ids) == expected
 
 
 def lm_generator(pretrained_dir):
@@ -227,3 +221,23 @@ def test_empty_or_malformed_answers_are_clear_errors(pretrained_dir, tmp_path_fa
         chooser("the cat sat", answers="yes")
     with pytest.raises(ValueError, match="'context': str"):
         chooser({"question": "the cat sat", "answers": ["a"]})
+
+
+def test_generated_text_continues_the_prompt_as_text(pretrained_dir):
+    """The continuation starts with a space where a word ended, and reads as text (no `'s` split off)."""
+    generator = lm_generator(pretrained_dir)
+    out = generator("the film is", max_new_tokens=6, do_sample=False)[0]["generated_text"]
+    new = generator("the film is", max_new_tokens=6, do_sample=False, return_full_text=False)[0]["generated_text"]
+    assert out == "the film is" + new
+    assert new.startswith(" ") and not new.startswith("  ")
+    assert "the film isthe" not in out
+
+
+def test_every_task_pipeline_truncates_as_the_recipe(pretrained_dir, tmp_path_factory):
+    """A pair far beyond n_positions (48) is classified, not refused, by every pair-format model."""
+    long = " ".join(SENTENCES * 6)
+    for task in ("rte", "mrpc", "sst2"):
+        folder, _, _ = finetuned(pretrained_dir, tmp_path_factory, task)
+        classifier = pipeline("text-classification", model=str(folder))
+        inputs = long if task == "sst2" else {"text": long, "text_pair": long}
+        assert classifier([inputs])[0]["label"] in get_task(task).label_names

@@ -1,4 +1,4 @@
-"""The paper's input transforms, their collators and the tokenization step (hf_gpt1.transforms).
+"""The collators that apply the paper's input transforms, and the tokenization step (hf_gpt1.transforms).
 
 Segments are plain integer ids below 100; the special tokens sit above them, so no test depends on a real tokenizer
 except the `prepare_dataset` ones, which use a tiny WordLevel tokenizer.
@@ -14,20 +14,15 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer, models, pre_tokenizers
 from transformers import PreTrainedTokenizerFast
 
+from hf_gpt1.formats import IGNORE_INDEX
 from hf_gpt1.tasks import TaskSpec
 from hf_gpt1.transforms import (
-    IGNORE_INDEX,
     GPT1ClassificationCollator,
     GPT1MultipleChoiceCollator,
     GPT1Preprocessor,
     GPT1SimilarityCollator,
-    _longest_first,
-    classification,
     collator_for_format,
-    entailment,
-    multiple_choice,
     prepare_dataset,
-    similarity,
 )
 
 START, DELIM, EXTRACT, PAD = 100, 101, 102, 103
@@ -37,120 +32,6 @@ SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 
 segments = st.lists(st.integers(0, 99), max_size=40)
 max_lengths = st.one_of(st.none(), st.integers(3, 60))
-
-
-def _reference_longest_first(a: list[int], b: list[int], budget: int) -> tuple[int, int]:
-    """The rule spelled out: drop the last token of the longer segment (the second on ties) until both fit."""
-    len_a, len_b = len(a), len(b)
-    while len_a + len_b > budget:
-        if len_a > len_b:
-            len_a -= 1
-        else:
-            len_b -= 1
-    return len_a, len_b
-
-
-# ---------------------------------------------------------------------------------------------------------------------
-# Transforms of one example
-# ---------------------------------------------------------------------------------------------------------------------
-
-
-@SETTINGS
-@given(segments, segments, st.integers(0, 90))
-def test_longest_first_matches_token_by_token_rule(a, b, budget):
-    assert _longest_first(len(a), len(b), budget) == _reference_longest_first(a, b, budget)
-
-
-@SETTINGS
-@given(segments, max_lengths)
-def test_classification(segment, max_length):
-    ids = classification(segment, start_token_id=START, extract_token_id=EXTRACT, max_length=max_length)
-    assert ids[0] == START and ids[-1] == EXTRACT and ids.count(EXTRACT) == 1
-    body = ids[1:-1]
-    assert body == segment[: len(body)]
-    if max_length is None or len(segment) + 2 <= max_length:
-        assert body == segment
-    else:
-        assert len(ids) == max_length
-
-
-@SETTINGS
-@given(segments, segments, max_lengths)
-def test_entailment(premise, hypothesis, max_length):
-    ids = entailment(premise, hypothesis, **IDS, max_length=max_length)
-    assert ids[0] == START and ids[-1] == EXTRACT
-    assert ids.count(START) == ids.count(DELIM) == ids.count(EXTRACT) == 1
-    split = ids.index(DELIM)
-    a, b = ids[1:split], ids[split + 1 : -1]
-    assert a == premise[: len(a)] and b == hypothesis[: len(b)]
-    if max_length is None:
-        assert (a, b) == (premise, hypothesis)
-    else:
-        assert len(ids) <= max_length
-        assert (len(a), len(b)) == _reference_longest_first(premise, hypothesis, max_length - 3)
-
-
-@SETTINGS
-@given(segments, segments, max_lengths)
-def test_similarity_orderings_are_exact_swaps(a, b, max_length):
-    forward, backward = similarity(a, b, **IDS, max_length=max_length)
-    assert forward == entailment(a, b, **IDS, max_length=max_length)
-    split = forward.index(DELIM)
-    seg_a, seg_b = forward[1:split], forward[split + 1 : -1]
-    assert backward == [START, *seg_b, DELIM, *seg_a, EXTRACT]
-
-
-@SETTINGS
-@given(segments, st.lists(segments, min_size=1, max_size=5), max_lengths, st.one_of(st.none(), st.integers(0, 30)))
-def test_multiple_choice(context, answers, max_length, segment_cap):
-    sequences = multiple_choice(context, answers, **IDS, max_length=max_length, segment_cap=segment_cap)
-    assert len(sequences) == len(answers)
-    contexts = set()
-    for ids, answer in zip(sequences, answers):
-        assert ids[0] == START and ids[-1] == EXTRACT and ids.count(EXTRACT) == ids.count(DELIM) == 1
-        assert max_length is None or len(ids) <= max_length
-        split = ids.index(DELIM)
-        contexts.add(tuple(ids[1:split]))
-        kept_answer = ids[split + 1 : -1]
-        assert kept_answer == answer[: len(kept_answer)]
-        if segment_cap is not None:
-            assert len(kept_answer) <= segment_cap
-        if max_length is None and segment_cap is None:
-            assert kept_answer == answer
-    assert len(contexts) == 1, "every choice must see the same context"
-    kept_context = list(contexts.pop())
-    assert kept_context == context[: len(kept_context)]
-    if segment_cap is not None:
-        assert len(kept_context) <= segment_cap
-
-
-def test_multiple_choice_original_story_cloze_cap():
-    # The original code cut each segment to n_ctx // 2 - 2 tokens before adding the special tokens.
-    context, answers = [1] * 300, [[2] * 260, [3] * 5]
-    sequences = multiple_choice(context, answers, **IDS, segment_cap=512 // 2 - 2)
-    assert [len(ids) for ids in sequences] == [3 + 254 + 254, 3 + 254 + 5]
-
-
-def test_empty_segments_are_valid():
-    assert classification([], start_token_id=START, extract_token_id=EXTRACT) == [START, EXTRACT]
-    assert entailment([], [], **IDS) == [START, DELIM, EXTRACT]
-    assert similarity([], [7], **IDS) == ([START, DELIM, 7, EXTRACT], [START, 7, DELIM, EXTRACT])
-    assert multiple_choice([], [[]], **IDS) == [[START, DELIM, EXTRACT]]
-
-
-def test_transform_input_errors():
-    with pytest.raises(TypeError, match="premise is None"):
-        entailment(None, [1], **IDS)
-    with pytest.raises(TypeError, match="tokenize it first"):
-        classification("some text", start_token_id=START, extract_token_id=EXTRACT)
-    with pytest.raises(ValueError, match="cannot hold the 3 special tokens"):
-        entailment([1], [2], **IDS, max_length=2)
-    with pytest.raises(ValueError, match="already contains the special token id 102"):
-        classification([1, EXTRACT], start_token_id=START, extract_token_id=EXTRACT)
-    with pytest.raises(ValueError, match="non-empty list"):
-        multiple_choice([1], [], **IDS)
-    with pytest.raises(ValueError, match="segment_cap"):
-        multiple_choice([1], [[2]], **IDS, segment_cap=-1)
 
 
 # ---------------------------------------------------------------------------------------------------------------------

@@ -26,6 +26,8 @@ from typing import Any
 
 import torch
 
+from hf_gpt1.checkpoints import write_json_atomic
+from hf_gpt1.data import load_glue_tsv
 from hf_gpt1.finetuning import DataArguments, GPT1TrainingArguments, ModelArguments, run_finetuning
 from hf_gpt1.modeling_gpt1 import GPT1LMHeadModel
 from hf_gpt1.pretraining import (
@@ -34,9 +36,9 @@ from hf_gpt1.pretraining import (
     PretrainTrainingArguments,
     run_pretraining,
 )
-from hf_gpt1.tasks import get_task, load_glue_tsv
+from hf_gpt1.runs import load_yaml, run_recipe
+from hf_gpt1.tasks import get_task
 from hf_gpt1.tokenization_gpt1 import load_gpt1_tokenizer
-from hf_gpt1.training import load_yaml, run_recipe, write_json_atomic
 from hf_gpt1.zero_shot import evaluate_zero_shot
 
 DISCUSSION = "## Discussion"
@@ -189,7 +191,6 @@ def finetune(
                 max_train_samples=spec.max_train_samples,
                 max_eval_samples=spec.max_eval_samples,
                 max_seq_length=spec.max_seq_length,
-                predict_test=False,
             ),
             GPT1TrainingArguments(
                 output_dir=str(run_dir),
@@ -201,6 +202,7 @@ def finetune(
                 learning_rate=spec.learning_rate,
                 eval_strategy="no",
                 save_strategy="no",
+                do_predict=False,
                 bf16=spec.bf16,
                 disable_tqdm=True,
             ),

@@ -20,8 +20,9 @@ _CITATION = """\
 """
 
 _DESCRIPTION = """\
-The metrics of the GLUE benchmark, as GLUE defines them: Matthews correlation for CoLA, Pearson and Spearman
-correlation for STS-B, F1 (of the positive class) and accuracy for MRPC and QQP, accuracy for the other GLUE tasks.
+The metrics of the GLUE benchmark, as GLUE defines them: Matthews correlation for CoLA and for the 3-class diagnostic
+set AX, Pearson and Spearman correlation for STS-B, F1 (of the positive class) and accuracy for MRPC and QQP,
+accuracy for the other GLUE tasks.
 The other benchmarks of the GPT-1 paper (SNLI, SciTail, Story Cloze, RACE) and SWAG are scored by accuracy.
 """
 
@@ -30,7 +31,7 @@ Args:
     predictions: predicted label ids (class ids; choice indices for story_cloze/race/swag), or scores for stsb.
     references: gold label ids, or gold scores for stsb.
 Returns:
-    cola: {"matthews_correlation"}; stsb: {"pearson", "spearmanr"}; mrpc, qqp: {"accuracy", "f1"};
+    cola, ax: {"matthews_correlation"}; stsb: {"pearson", "spearmanr"}; mrpc, qqp: {"accuracy", "f1"};
     the others: {"accuracy"}. All values are floats in the metric's natural range (accuracy and F1 in [0, 1]).
 Examples:
     >>> glue = evaluate.load("hf_gpt1/metrics/glue", "mrpc")
@@ -54,7 +55,7 @@ _ACCURACY_CONFIGS = (
     "swag",
     "bbc_news",
 )
-_CONFIGS = ("cola", "stsb", "mrpc", "qqp", *_ACCURACY_CONFIGS)
+_CONFIGS = ("cola", "ax", "stsb", "mrpc", "qqp", *_ACCURACY_CONFIGS)
 
 
 def _accuracy(predictions, references) -> float:
@@ -82,7 +83,7 @@ class Glue(evaluate.Metric):
 
     def _compute(self, predictions, references):
         predictions, references = np.asarray(predictions), np.asarray(references)
-        if self.config_name == "cola":
+        if self.config_name in ("cola", "ax"):  # AX: GLUE scores the diagnostic set by (3-class) MCC
             return {"matthews_correlation": float(matthews_corrcoef(references, predictions))}
         if self.config_name == "stsb":
             return {

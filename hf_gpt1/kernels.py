@@ -1,0 +1,187 @@
+"""Faster implementations of three pieces of GPT-1's training step, kept out of the model file.
+
+* `apply_dropout` / `GPT1Dropout`: dropout with a cheaper random mask on the CPU.
+* `sdpa_attention_forward`: transformers' SDPA attention, except for CPU training with attention dropout, where
+  PyTorch's SDPA falls back to an fp32 "math" path; there `cpu_dropout_attention_forward` computes the same thing in
+  the inputs' dtype. The model registers it as its `"sdpa"` implementation on a local `AttentionInterface`.
+* `linear_cross_entropy`: the language-model loss L1 fused with the tied LM head (one logits buffer on the CPU).
+
+Each falls back to the plain PyTorch composition under `torch.compile` (the compiler fuses that itself) and off the
+CPU. Measurements behind each choice are in benchmarks/README.md. The model code imports this file relatively, so
+`save_pretrained` ships it with the remote code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+from transformers.integrations.sdpa_attention import sdpa_attention_forward as _transformers_sdpa
+
+# Rows of logits per chunk of the fused CPU loss: ~16 MiB of fp32 logits, below glibc's mmap threshold, so the chunk
+# temporaries are reused from the heap instead of being page-faulted in again for every chunk.
+_CPU_CHUNK_ELEMENTS = 1 << 22
+
+
+def cpu_dropout_mask(shape: torch.Size, p: float) -> torch.Tensor:
+    """A boolean mask, True where an element is dropped (probability `p`), from the CPU generator's 31-bit integers.
+
+    `bernoulli_` draws a double per element. When `p ≥ 2⁻⁶` each 31-bit draw serves two elements through its two
+    15-bit halves (`p` resolved to 2⁻¹⁵, under 0.1% of `p`): half the draws; below that, one draw per element (`p` to
+    2⁻³¹). Under `torch.compile` it is `rand < p`, which the compiler fuses into the kernel that uses the mask.
+    """
+    if torch.compiler.is_compiling():
+        return torch.rand(shape, device="cpu") < p
+    n = shape.numel()
+    if p * 2**15 >= 2**9:
+        halves = torch.empty((n + 1) // 2, dtype=torch.int32, device="cpu").random_().view(torch.int16)[:n]
+        return (halves.bitwise_and_(0x7FFF) < round(p * 2**15)).view(shape)
+    return torch.empty(shape, dtype=torch.int32, device="cpu").random_() < round(p * 2**31)
+
+
+def apply_dropout(x: torch.Tensor, p: float, training: bool) -> torch.Tensor:
+    """`F.dropout`, with the cheaper mask of [`cpu_dropout_mask`] on the CPU (and plain `F.dropout` elsewhere or
+    under `torch.compile`)."""
+    if not training or p == 0.0:
+        return x
+    if x.device.type != "cpu" or torch.compiler.is_compiling():
+        return F.dropout(x, p, training=True)
+    # `where` is one pass forward and backward; `masked_fill` out of place is a copy and a fill each way.
+    return torch.where(cpu_dropout_mask(x.shape, p), 0.0, x).mul_(1.0 / (1.0 - p))
+
+
+class GPT1Dropout(nn.Dropout):
+    """`nn.Dropout` through [`apply_dropout`]; the same module in every other respect."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return apply_dropout(x, self.p, self.training)
+
+
+def cpu_dropout_attention_forward(
+    module: nn.Module,
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    attention_mask: torch.Tensor | None,
+    scaling: float,
+    dropout: float = 0.0,
+    **kwargs,
+) -> tuple[torch.Tensor, None]:
+    """SDPA's computation for CPU training with attention dropout, in the inputs' dtype.
+
+    PyTorch's fused CPU attention kernels have no dropout, so `scaled_dot_product_attention` falls back to its math
+    path there, which upcasts bf16/fp16 inputs to fp32 and adds fully-masked-row checks. This computes the same
+    probabilities (the softmax accumulates in fp32 inside the kernel) with as few passes over the (B, nh, T, S)
+    scores as possible: the scaling and the dropout's 1/(1-p) go on the 12× smaller queries and values, the mask is
+    added (its backward is free), and dropped probabilities are zeroed by one `where`. `attention_mask` is the
+    boolean SDPA mask of `create_causal_mask` (True = attend), an additive one, or None for plain causal attention.
+    """
+    q_len, k_len = query.shape[-2], key.shape[-2]
+    # finfo.min rather than -inf: a fully masked row (a left-padded query) gets finite, ignored values, as in eager.
+    masked = torch.finfo(query.dtype).min
+    if attention_mask is None:
+        bias = torch.full((q_len, k_len), masked, dtype=query.dtype, device=query.device).triu_(k_len - q_len + 1)
+    else:
+        attend = attention_mask if attention_mask.dtype == torch.bool else attention_mask == 0  # additive: 0 = attend
+        bias = torch.zeros(attend.shape, dtype=query.dtype, device=query.device).masked_fill_(~attend, masked)
+    scores = torch.matmul(query * scaling, key.transpose(-1, -2)).add_(bias)  # (B, nh, T, S)
+    probs = F.softmax(scores, dim=-1)
+    probs = torch.where(cpu_dropout_mask(probs.shape, dropout), 0.0, probs)
+    return torch.matmul(probs, value * (1.0 / (1.0 - dropout))).transpose(1, 2), None  # (B, T, nh, hs)
+
+
+def sdpa_attention_forward(
+    module: nn.Module,
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    attention_mask: torch.Tensor | None,
+    dropout: float = 0.0,
+    scaling: float | None = None,
+    **kwargs,
+) -> tuple[torch.Tensor, None]:
+    """transformers' SDPA attention, with [`cpu_dropout_attention_forward`] for CPU training with attention dropout."""
+    if dropout > 0 and query.device.type == "cpu" and not torch.compiler.is_compiling():
+        return cpu_dropout_attention_forward(module, query, key, value, attention_mask, scaling, dropout, **kwargs)
+    return _transformers_sdpa(module, query, key, value, attention_mask, dropout=dropout, scaling=scaling, **kwargs)
+
+
+class _LinearCrossEntropy(torch.autograd.Function):
+    """`Σ_i w_i · CE(hidden_i @ [W_1; W_2; …].T, target_i)`, with both gradients computed in the forward pass.
+
+    A 40k-wide LM head's logits, their fp32 copy, log-softmax, its gradient and nll's zero-filled one-hot gradient are
+    five (M, V) buffers; on the CPU each is a fresh `mmap` that page-faults on first touch, which costs as much as the
+    head's matmuls. Here one (M, V_k) buffer per output matrix holds the logits and is overwritten, a chunk of rows at
+    a time, with their gradient `w_i · (softmax_i - onehot_i)`; the same matmuls then give every gradient. The softmax
+    runs in fp32 whatever the weights' dtype; targets index the rows of the first matrix.
+    """
+
+    @staticmethod
+    def forward(ctx, hidden, targets, token_weights, chunk_rows: int, *weights):
+        buffers = [hidden @ weight.T for weight in weights]  # (M, V_k) each: logits, then their gradient in place
+        losses = torch.empty(hidden.shape[0], dtype=torch.float32, device=hidden.device)
+        for start in range(0, hidden.shape[0], chunk_rows):
+            rows = slice(start, start + chunk_rows)
+            logits = [buffer[rows].float() for buffer in buffers]  # (n, V_k)
+            lse = torch.logsumexp(torch.cat([torch.logsumexp(part, -1, keepdim=True) for part in logits], -1), -1)
+            lse = lse[:, None]  # (n, 1): over the rows of every matrix
+            target_logits = logits[0].gather(1, targets[rows, None])  # (n, 1)
+            losses[rows] = (lse - target_logits).squeeze(1)
+            for k, (buffer, part) in enumerate(zip(buffers, logits)):
+                grad = part.sub_(lse).exp_()  # softmax
+                if k == 0:
+                    grad.scatter_add_(1, targets[rows, None], torch.full_like(target_logits, -1.0))
+                buffer[rows] = grad.mul_(token_weights[rows, None])
+        # Kept on ctx rather than saved for backward: backward scales them in place, so it runs once.
+        # Under autocast the matmuls return the autocast dtype: the grads keep their inputs' dtypes.
+        grad_hidden = sum(buffer @ weight for buffer, weight in zip(buffers, weights)).to(hidden.dtype)  # (M, C)
+        ctx.grads = (grad_hidden, *((b.T @ hidden).to(w.dtype) for b, w in zip(buffers, weights)))  # (V_k, C)
+        return (losses * token_weights).sum()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        if ctx.grads is None:
+            raise RuntimeError("The fused LM loss can be back-propagated once; recompute the forward pass.")
+        grad_hidden, *grad_weights = ctx.grads
+        ctx.grads = None
+        return grad_hidden.mul_(grad_output), None, None, None, *(g.mul_(grad_output) for g in grad_weights)
+
+
+def linear_cross_entropy(
+    hidden: torch.Tensor,
+    weights: Sequence[torch.Tensor],
+    targets: torch.Tensor,
+    token_weights: torch.Tensor,
+) -> torch.Tensor:
+    """Weighted LM cross-entropy `Σ_i w_i · CE(hidden_i @ W.T, target_i)`, `W` the rows of `weights` stacked.
+
+    The softmax normalises over the rows of every matrix in `weights` (the token table, and under the original
+    single-table layout the position table too); targets index the first. CPU training runs the fused
+    [`_LinearCrossEntropy`], which never materialises more than one buffer per matrix; under `torch.compile`,
+    without gradients, or off the CPU it is the plain composition.
+
+    Args:
+        hidden (`torch.Tensor` of shape `(M, C)`): the hidden states that predict a target.
+        weights (`Sequence[torch.Tensor]`): output matrices of shape `(V_k, C)`.
+        targets (`torch.LongTensor` of shape `(M,)`): row indices of the first matrix.
+        token_weights (`torch.Tensor` of shape `(M,)`): each row's weight in the sum (0 drops a row).
+    """
+    weights = tuple(weights)
+    fused = hidden.device.type == "cpu" and torch.is_grad_enabled() and not torch.compiler.is_compiling()
+    if not fused:
+        logits = torch.cat([hidden @ weight.T for weight in weights], dim=-1).float()  # (M, ΣV_k)
+        return (F.cross_entropy(logits, targets, reduction="none") * token_weights).sum()
+    chunk_rows = max(1, _CPU_CHUNK_ELEMENTS // sum(weight.shape[0] for weight in weights))
+    return _LinearCrossEntropy.apply(hidden, targets, token_weights.float(), chunk_rows, *weights)
+
+
+__all__ = [
+    "GPT1Dropout",
+    "apply_dropout",
+    "cpu_dropout_attention_forward",
+    "cpu_dropout_mask",
+    "linear_cross_entropy",
+    "sdpa_attention_forward",
+]
