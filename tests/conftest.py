@@ -1,5 +1,5 @@
-"""Shared test set-up: offline hub, deterministic seeds, the one tiny model config, the ../shared/data location, and the
-real-data fixtures the recipe tests start from (a tiny GPT-1 pre-trained on WikiText-2, slices of GLUE folders)."""
+"""Shared test set-up: offline hub, deterministic seeds, the one tiny model config, the ../shared/data location, and
+the real-data fixtures the recipe tests start from (a tiny GPT-1 pre-trained on WikiText-2, slices of GLUE folders)."""
 
 import os
 

@@ -171,8 +171,18 @@ BAD_FILES = {
     ),
     "empty file": ("t.csv", "", "rte", ["is empty"]),
     "header without rows": ("t.csv", "sentence1,sentence2,label\n", "rte", ["header but no rows"]),
-    "unbalanced quote": ("t.csv", 'sentence1,sentence2,label\n"A b.,C d.,entailment\n', "rte", ["t.csv:2: expected 3 fields like the header, got 1", "unbalanced quote"]),
-    "row with extra fields": ("t.csv", GOOD_RTE + "A,B,C,D\n", "rte", ["t.csv:4: expected 3 fields like the header, got 4"]),
+    "unbalanced quote": (
+        "t.csv",
+        'sentence1,sentence2,label\n"A b.,C d.,entailment\n',
+        "rte",
+        ["t.csv:2: expected 3 fields", "got 1", "unbalanced quote"],
+    ),
+    "row with extra fields": (
+        "t.csv",
+        GOOD_RTE + "A,B,C,D\n",
+        "rte",
+        ["t.csv:4: expected 3 fields", "got 4"],
+    ),
     "wrong delimiter": ("t.csv", "sentence1;sentence2;label\nA b.;C d.;entailment\n", "rte", ["seems to use ';'"]),
     "tabs in a .csv": (
         "t.csv",

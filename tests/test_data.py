@@ -131,8 +131,6 @@ def test_write_glue_submission(tmp_path):
         write_glue_submission("cola", [2], tmp_path)
 
 
-
-
 def test_write_glue_submission_uses_the_files_ids(tmp_path):
     path = write_glue_submission("qqp", [1, 0], tmp_path, ids=[7, 3])
     assert path.read_text() == "index\tprediction\n7\t1\n3\t0\n"

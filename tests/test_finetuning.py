@@ -175,12 +175,21 @@ def mnli_folder(root: Path) -> Path:
         path.write_text("\n".join("\t".join(r) for r in [header, *rows]) + "\n", encoding="utf-8")
 
     labelled = ["index", "genre", "sentence1", "sentence2", "gold_label"]
-    write(root / "MNLI" / "train.tsv", [[str(i), "fiction", a, b, rng.choice(labels)] for i, (a, b) in enumerate(pairs)], labelled)
+    write(
+        root / "MNLI" / "train.tsv",
+        [[str(i), "fiction", a, b, rng.choice(labels)] for i, (a, b) in enumerate(pairs)],
+        labelled,
+    )
     for name in ("dev_matched", "dev_mismatched"):
-        write(root / "MNLI" / f"{name}.tsv", [[str(i), "x", a, b, rng.choice(labels)] for i, (a, b) in enumerate(pairs[:16])], labelled)
+        write(
+            root / "MNLI" / f"{name}.tsv",
+            [[str(i), "x", a, b, rng.choice(labels)] for i, (a, b) in enumerate(pairs[:16])],
+            labelled,
+        )
     for name in ("test_matched", "test_mismatched"):
         write(root / "MNLI" / f"{name}.tsv", [[str(i), "x", a, b] for i, (a, b) in enumerate(pairs[:9])], labelled[:4])
-    write(root / "diagnostic" / "diagnostic.tsv", [[str(i), b, a] for i, (a, b) in enumerate(pairs[:7])], ["index", "sentence1", "sentence2"])  # fmt: skip
+    diagnostic = [[str(i), b, a] for i, (a, b) in enumerate(pairs[:7])]
+    write(root / "diagnostic" / "diagnostic.tsv", diagnostic, ["index", "sentence1", "sentence2"])
     return root
 
 
@@ -283,7 +292,9 @@ def test_story_cloze_protocol_reports_test_accuracy_from_the_best_checkpoint(tin
 
     best = results["best_checkpoint"]
     assert best in {str(out / "checkpoint-6"), str(out / "checkpoint-12")}  # 48 stories / 8 = 6 steps per epoch
-    logged = {e["step"]: e["eval_validation_accuracy"] for e in results["log_history"] if "eval_validation_accuracy" in e}
+    logged = {
+        e["step"]: e["eval_validation_accuracy"] for e in results["log_history"] if "eval_validation_accuracy" in e
+    }
     assert results["best_metric"]["eval_validation_accuracy"] == max(logged.values())
     assert logged[int(best.rsplit("-", 1)[1])] == max(logged.values())
     assert results["validation"]["eval_validation_accuracy"] == max(logged.values())

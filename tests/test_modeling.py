@@ -436,7 +436,9 @@ def test_original_table_dropout_gives_every_occurrence_of_a_token_one_mask():
     ids = torch.tensor([[5, 5, 7, 5, 9, 5]])
     for original in (True, False):
         torch.manual_seed(0)
-        model = GPT1Model(tiny_config(original_embedding_table=original, embd_pdrop=0.5, resid_pdrop=0.0, attn_pdrop=0.0))
+        model = GPT1Model(
+            tiny_config(original_embedding_table=original, embd_pdrop=0.5, resid_pdrop=0.0, attn_pdrop=0.0)
+        )
         with torch.no_grad():
             model.positions_embed.weight.zero_()
         model.train()
@@ -449,9 +451,7 @@ def test_original_table_dropout_gives_every_occurrence_of_a_token_one_mask():
 
 def test_original_table_changes_nothing_in_eval_mode():
     ids = torch.randint(0, V, (2, 12))
-    split, original = (
-        GPT1LMHeadModel(tiny_config(original_embedding_table=flag)).eval() for flag in (False, True)
-    )
+    split, original = (GPT1LMHeadModel(tiny_config(original_embedding_table=flag)).eval() for flag in (False, True))
     original.load_state_dict(split.state_dict())
     with torch.no_grad():
         torch.testing.assert_close(original(ids).logits, split(ids).logits)
@@ -542,11 +542,15 @@ def test_forward_code_reads_no_tensor_values_on_the_host():
 @pytest.mark.parametrize("head", ["lm", "clf", "mc"])
 def test_a_cuda_training_step_never_synchronises(head):
     config = tiny_config(num_labels=2, original_embedding_table=True)
-    model = {
-        "lm": GPT1LMHeadModel,
-        "clf": GPT1ForSequenceClassification,
-        "mc": GPT1ForMultipleChoice,
-    }[head](config).cuda().train()
+    model = (
+        {
+            "lm": GPT1LMHeadModel,
+            "clf": GPT1ForSequenceClassification,
+            "mc": GPT1ForMultipleChoice,
+        }[head](config)
+        .cuda()
+        .train()
+    )
     ids, mask = (t.cuda() for t in padded_batch())
     if head == "mc":
         ids, mask = torch.stack([ids, ids], 1), torch.stack([mask, mask], 1)

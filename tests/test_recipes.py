@@ -34,9 +34,23 @@ def test_help_exits_0_and_lists_the_arguments(recipe):
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.startswith("usage:")
     expected = {
-        "glue.py": ["--output_dir", "--task", "--data_dir", "--test_file", "--lm_coef", "--do_train", "--story_cloze_protocol"],
+        "glue.py": [
+            "--output_dir",
+            "--task",
+            "--data_dir",
+            "--test_file",
+            "--lm_coef",
+            "--do_train",
+            "--story_cloze_protocol",
+        ],
         "multiple_choice.py": ["--task", "--segment_cap", "--original_embedding_table", "--load_best_model_at_end"],
-        "pretrain.py": ["--output_dir", "--train_files", "--vocab_size", "--n_positions", "--validation_split_percentage"],
+        "pretrain.py": [
+            "--output_dir",
+            "--train_files",
+            "--vocab_size",
+            "--n_positions",
+            "--validation_split_percentage",
+        ],
         "zero_shot.py": ["--model_name_or_path", "--task", "--calibration_split", "--output_file"],
         "demo.py": ["--output_dir", "--pretrain_steps", "--bf16"],
     }[recipe]

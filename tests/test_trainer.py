@@ -13,7 +13,8 @@ import pytest
 import torch
 from transformers import TrainerCallback, default_data_collator
 
-from hf_gpt1 import GPT1ForSequenceClassification, GPT1LMHeadModel, trainer as trainer_module
+from hf_gpt1 import GPT1ForSequenceClassification, GPT1LMHeadModel
+from hf_gpt1 import trainer as trainer_module
 from hf_gpt1.checkpoints import last_complete_checkpoint
 from hf_gpt1.trainer import GPT1Trainer, RecipeTrainingArguments, TrainingError
 from hf_gpt1.transforms import GPT1ClassificationCollator
@@ -92,7 +93,9 @@ def test_l1_and_l2_are_logged_beside_the_loss(tmp_path):
     collator = GPT1ClassificationCollator(START, DELIM, EXTRACT, PAD)
     rows = [{"segment_a": [1 + i % 5, 2, 3], "labels": i % 2} for i in range(8)]
     args = arguments(tmp_path, per_device_train_batch_size=4, max_steps=2, remove_unused_columns=False)
-    trainer = GPT1Trainer(model=model, args=args, train_dataset=datasets.Dataset.from_list(rows), data_collator=collator)
+    trainer = GPT1Trainer(
+        model=model, args=args, train_dataset=datasets.Dataset.from_list(rows), data_collator=collator
+    )
     trainer.train()
     logs = [entry for entry in trainer.state.log_history if "loss" in entry]
     assert len(logs) == 2
@@ -169,9 +172,7 @@ class PoisonAfter(TrainerCallback):
 @pytest.mark.parametrize("logging_steps", [1, 100])
 def test_a_non_finite_loss_stops_training_and_keeps_the_last_good_checkpoint(logging_steps, tmp_path):
     """Caught at the next log line, or (logging rarely) before the next checkpoint: nothing NaN is ever saved."""
-    trainer = lm_trainer(
-        tmp_path, max_steps=12, save_strategy="steps", save_steps=4, logging_steps=logging_steps
-    )
+    trainer = lm_trainer(tmp_path, max_steps=12, save_strategy="steps", save_steps=4, logging_steps=logging_steps)
     trainer.add_callback(PoisonAfter(5))
     with pytest.raises(TrainingError) as info:
         trainer.train()
