@@ -87,6 +87,11 @@ def checkpoint_problem(folder: str | os.PathLike) -> str | None:
         problem = _safetensors_problem(weights)
         if problem:
             return f"{weights.name} {problem}"
+    for state in folder.glob("*.json"):  # trainer_state.json, the config: a resume reads them first
+        try:
+            json.loads(state.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            return f"{state.name} is not valid JSON ({err})"
     return None
 
 

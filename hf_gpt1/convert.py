@@ -61,7 +61,12 @@ def read_layout(checkpoint_dir: str | Path) -> tuple[list[list[int]], GPT1Config
     shapes_path = Path(checkpoint_dir) / "params_shapes.json"
     if not shapes_path.is_file():
         raise ConversionError(f"{shapes_path} not found: point --checkpoint_dir at the release's model/ folder.")
-    shapes = json.loads(shapes_path.read_text())
+    try:
+        shapes = json.loads(shapes_path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ConversionError(f"{shapes_path} is not valid JSON ({err}); copy it again from the release.") from None
+    if not isinstance(shapes, list) or not all(isinstance(s, list) for s in shapes):
+        raise ConversionError(f"{shapes_path} holds no list of array shapes; copy it again from the release.")
     if len(shapes) < 2 + len(BLOCK_LAYOUT) or (len(shapes) - 2) % len(BLOCK_LAYOUT):
         raise ConversionError(
             f"{shapes_path} lists {len(shapes)} arrays; GPT-1 has 2 + {len(BLOCK_LAYOUT)} per block "

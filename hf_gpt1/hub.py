@@ -24,6 +24,7 @@ from huggingface_hub import HfApi, ModelCardData
 from transformers import AutoConfig
 
 from . import modeling_gpt1
+from .configuration_gpt1 import MIN_TRANSFORMERS_VERSION
 from .pipelines import MULTIPLE_CHOICE_TASK, GPT1MultipleChoicePipeline, gpt1_special_token_ids
 from .runs import RESULTS_FILE, RUN_FILE
 from .tasks import TaskSpec, get_task
@@ -122,6 +123,7 @@ def model_card(model_dir: str | os.PathLike, repo_id: str, base_model: str | Non
         f"- **Objective:** L3 = L2 + λ·L1 with λ (`lm_coef`) = {config.get('lm_coef', 'not recorded')}"
         + (" (no auxiliary LM loss)" if config.get("lm_coef") == 0 else ""),
         f"- **Data:** {source}" + (f"; {', '.join(limits)}" if limits else ""),
+        f"- **Requires:** `transformers>={MIN_TRANSFORMERS_VERSION}`",
     ]
     if config.get("similarity"):
         lines.append("- **Similarity:** both orderings of each pair are encoded and their representations added.")
@@ -155,9 +157,10 @@ def model_card(model_dir: str | os.PathLike, repo_id: str, base_model: str | Non
     lines += [
         "```",
         "",
-        "`trust_remote_code=True` runs the GPT-1 code stored in this repository, so hf_gpt1 need not be installed. "
-        "The tokenizer adds GPT-1's `_start_` / `_delimiter_` / `_classify_` tokens itself: pass raw text, never "
-        "special tokens.",
+        "`trust_remote_code=True` runs the GPT-1 code stored in this repository, so hf_gpt1 need not be installed; "
+        f"it needs `transformers>={MIN_TRANSFORMERS_VERSION}` and says so when imported under an older one. The "
+        "tokenizer adds GPT-1's `_start_` / `_delimiter_` / `_classify_` tokens itself (pass raw text, never special "
+        "tokens) and truncates long inputs as the fine-tuning did.",
         "",
     ]
     return "\n".join(lines)

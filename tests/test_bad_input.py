@@ -580,8 +580,18 @@ def _release(folder, n_embd=8, vocab=10, n_ctx=4):
         (lambda f: np.save(f / "params_9.npy", np.zeros(3, np.float32)), "shard is truncated"),
         (lambda f: np.save(f / "params_0.npy", np.array([{"a": 1}], dtype=object)), "not a plain numpy array"),
         (lambda f: (f / "params_shapes.json").unlink(), "params_shapes.json not found"),
+        (lambda f: (f / "params_shapes.json").write_text("[[4, 8], [1"), "params_shapes.json is not valid JSON"),
+        (lambda f: (f / "params_shapes.json").write_text('{"a": 1}'), "holds no list of array shapes"),
     ],
-    ids=["missing-shard", "wrong-shape", "wrong-size", "pickled-object-array", "no-shapes-file"],
+    ids=[
+        "missing-shard",
+        "wrong-shape",
+        "wrong-size",
+        "pickled-object-array",
+        "no-shapes-file",
+        "damaged-shapes",
+        "shapes-not-a-list",
+    ],  # fmt: skip
 )
 def test_converter_rejects(damage, match, tmp_path):
     folder = _release(tmp_path)

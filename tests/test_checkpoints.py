@@ -51,6 +51,7 @@ def test_marker_records_every_file_and_its_size(tmp_path):
         ("truncated weights", "model.safetensors has"),
         ("missing optimizer", "optimizer.pt is missing"),
         ("damaged marker", "completion marker checkpoint_complete.json is damaged"),
+        ("damaged trainer state", "trainer_state.json is not valid JSON"),
     ],
 )
 def test_checkpoint_problems_are_named(damage, reason, tmp_path):
@@ -62,6 +63,9 @@ def test_checkpoint_problems_are_named(damage, reason, tmp_path):
         (folder / "optimizer.pt").unlink()
     elif damage == "damaged marker":
         (folder / COMPLETE_MARKER).write_text("{not json")
+    elif damage == "damaged trainer state":  # the same size, other bytes: only reading it tells
+        path = folder / "trainer_state.json"
+        path.write_text("x" * path.stat().st_size)
     assert reason in checkpoint_problem(folder)
 
 

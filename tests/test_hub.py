@@ -71,6 +71,7 @@ def test_model_card_names_base_model_task_lambda_data_and_metrics(runs):
     assert "| validation | 0.2500 |" in body and "loss" not in body.split("## Results")[1].split("## How")[0]
     assert 'pipeline("text-classification", model="me/gpt1-stsb", trust_remote_code=True)' in body
     assert "Regression" in body and "Similarity" in body
+    assert "**Requires:** `transformers>=5.23.0`" in body
     swag = model_card(runs / "swag", "me/gpt1-swag")  # no run files: the card says so instead of guessing
     assert "pipeline_tag: multiple-choice" in swag and "**Base model:** `not recorded`" in swag
 
@@ -87,13 +88,14 @@ def test_push_pull_pipeline_without_hf_gpt1(runs, tmp_path, monkeypatch):
             url = push_finetuned(runs / task, f"me/gpt1-{task}", endpoint=hub.endpoint, token="hf_standin")
             assert url.startswith(f"{hub.endpoint}/me/gpt1-{task}/commit/")
         files = hub.repos["me/gpt1-stsb"]
-        assert {"model.safetensors", "config.json", "configuration_gpt1.py", "modeling_gpt1.py"} <= set(files)
+        remote_code = {"configuration_gpt1.py", "modeling_gpt1.py", "kernels.py", "formats.py", "tokenization_gpt1.py"}
+        assert {"model.safetensors", "config.json", *remote_code} <= set(files)
         assert {"tokenizer.json", "tokenizer_config.json", "README.md", "all_results.json"} <= set(files)
         assert not any(name.endswith((".bin", ".pt")) or name == RUN_FILE for name in files)
         assert json.loads(files["config.json"])["auto_map"] == AUTO_MAP
         swag_config = json.loads(hub.repos["me/gpt1-swag"]["config.json"])
         assert swag_config["custom_pipelines"]["multiple-choice"]["impl"] == "pipelines.GPT1MultipleChoicePipeline"
-        assert "pipelines.py" in hub.repos["me/gpt1-swag"]
+        assert {"pipelines.py", *remote_code} <= set(hub.repos["me/gpt1-swag"])
 
         script = f"""
 import json, sys

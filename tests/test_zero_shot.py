@@ -180,3 +180,13 @@ def test_recipe_on_real_glue_dev(lm, tmp_path, task):
     metrics = json.loads(out.read_text())
     assert metrics["task"] == task and metrics["num_examples"] == 64
     assert ("matthews_correlation" if task == "cola" else "accuracy") in metrics
+
+
+@pytest.mark.parametrize(
+    "flag, fragment", [("--batch_size", "--batch_size 0 must be a positive integer"), ("--max_eval_samples", ">= 1")]
+)
+def test_recipe_refuses_bad_sizes_in_one_line(flag, fragment, tmp_path):
+    command = [sys.executable, str(REPO_ROOT / "recipes" / "zero_shot.py"), "--model_name_or_path", str(tmp_path)]
+    result = subprocess.run([*command, "--task", "sst2", flag, "0"], capture_output=True, text=True, cwd=REPO_ROOT)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("error: ") and fragment in result.stderr

@@ -1,0 +1,41 @@
+"""The package entry (hf_gpt1/__init__.py): registration with transformers' Auto classes on import, everything that
+needs datasets or the training stack loaded only on first use."""
+
+import subprocess
+import sys
+
+from tests.conftest import REPO_ROOT
+
+PROBE = """
+import sys
+import torch, transformers
+from transformers import AutoTokenizer, Pipeline, PreTrainedModel  # what registering any model costs
+before = set(sys.modules)
+import hf_gpt1
+added = sorted({name.split(".")[0] for name in set(sys.modules) - before})
+from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
+from transformers.models.auto.tokenization_auto import TOKENIZER_MAPPING
+assert AutoConfig.for_model("gpt1").model_type == "gpt1"
+assert hf_gpt1.GPT1Config in TOKENIZER_MAPPING and "datasets" not in sys.modules
+hf_gpt1.prepare_dataset  # a lazy name: loads hf_gpt1.transforms (and datasets) now
+assert "datasets" in sys.modules
+print(added)
+"""
+
+
+def test_import_registers_the_model_and_loads_nothing_heavy():
+    out = subprocess.run([sys.executable, "-c", PROBE], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    # beyond what transformers' model machinery imports anyway: hf_gpt1 and a few transformers modules it uses
+    assert out.stdout.strip() == "['hf_gpt1', 'transformers']"
+
+
+def test_unknown_attribute_is_an_attribute_error():
+    import hf_gpt1
+
+    try:
+        hf_gpt1.not_a_name  # noqa: B018
+    except AttributeError as err:
+        assert "has no attribute 'not_a_name'" in str(err)
+    else:
+        raise AssertionError("expected an AttributeError")
