@@ -20,6 +20,8 @@ from torch import nn
 from torch.nn import functional as F
 from transformers.integrations.sdpa_attention import sdpa_attention_forward as _transformers_sdpa
 
+# GPU matmuls run on aligned tensor-core kernels when their dimensions are multiples of 8, best of 64.
+_CUDA_ROW_MULTIPLE = 64
 # Rows of logits per chunk of the fused CPU loss: ~16 MiB of fp32 logits, below glibc's mmap threshold, so the chunk
 # temporaries are reused from the heap instead of being page-faulted in again for every chunk.
 _CPU_CHUNK_ELEMENTS = 1 << 22
@@ -171,10 +173,29 @@ def linear_cross_entropy(
     weights = tuple(weights)
     fused = hidden.device.type == "cpu" and torch.is_grad_enabled() and not torch.compiler.is_compiling()
     if not fused:
-        logits = torch.cat([hidden @ weight.T for weight in weights], dim=-1).float()  # (M, ΣV_k)
-        return (F.cross_entropy(logits, targets, reduction="none") * token_weights).sum()
+        row_multiple = _CUDA_ROW_MULTIPLE if hidden.device.type == "cuda" else 1
+        return plain_linear_cross_entropy(hidden, weights, targets, token_weights, row_multiple)
     chunk_rows = max(1, _CPU_CHUNK_ELEMENTS // sum(weight.shape[0] for weight in weights))
     return _LinearCrossEntropy.apply(hidden, targets, token_weights.float(), chunk_rows, *weights)
+
+
+def plain_linear_cross_entropy(
+    hidden: torch.Tensor,
+    weights: Sequence[torch.Tensor],
+    targets: torch.Tensor,
+    token_weights: torch.Tensor,
+    row_multiple: int = 1,
+) -> torch.Tensor:
+    """[`linear_cross_entropy`] as the plain composition (the compiler fuses it; on a GPU it is faster than a
+    chunked loop), with the output matrix padded with zero rows to a multiple of `row_multiple` for the matmul: GPT-1's
+    40,478 + 4 tokens are not a multiple of 8, which sends the head's three matmuls to slow unaligned GPU kernels. The
+    padded columns are cut from the logits before the softmax, so the loss is the unpadded one."""
+    matrix = torch.cat(weights) if len(weights) > 1 else weights[0]  # (V, C)
+    rows = matrix.shape[0]
+    if rows % row_multiple:
+        matrix = F.pad(matrix, (0, 0, 0, -rows % row_multiple))
+    logits = (hidden @ matrix.T)[:, :rows].float()  # (M, V)
+    return (F.cross_entropy(logits, targets, reduction="none") * token_weights).sum()
 
 
 __all__ = [
@@ -183,5 +204,6 @@ __all__ = [
     "cpu_dropout_attention_forward",
     "cpu_dropout_mask",
     "linear_cross_entropy",
+    "plain_linear_cross_entropy",
     "sdpa_attention_forward",
 ]

@@ -280,7 +280,8 @@ class GPT1Model(GPT1PreTrainedModel):
         if use_cache and past_key_values is None:
             past_key_values = DynamicCache(config=self.config)
         past_length = past_key_values.get_seq_length() if past_key_values is not None else 0
-        if past_length + seq_len > self.config.n_positions:
+        # A static cache counts its length on the device: no check here (generate() checked the length it asked for).
+        if isinstance(past_length, int) and past_length + seq_len > self.config.n_positions:
             advice = (
                 f"ask for at most {self.config.n_positions - past_length} new tokens or shorten the prompt"
                 if past_length
@@ -291,9 +292,8 @@ class GPT1Model(GPT1PreTrainedModel):
                 f"of learned position embeddings: {advice}."
             )
         mask_position_ids = position_ids  # only positions given by the caller can describe packed sequences
-        if position_ids is None:
-            position_ids = torch.arange(past_length, past_length + seq_len, device=self.positions_embed.weight.device)
-            position_ids = position_ids[None]
+        if position_ids is None:  # (arange + offset: the offset may be a device tensor, read without a sync)
+            position_ids = (torch.arange(seq_len, device=self.positions_embed.weight.device) + past_length)[None]
 
         tokens_table, positions_table = self.tokens_embed.weight, self.positions_embed.weight
         if self.config.original_embedding_table:

@@ -44,6 +44,8 @@ def test_benchmark_runs_on_a_tiny_config(bench, tmp_path, capsys):
             "1,2",
             "--matmul-n",
             "256",
+            "--nominal-tflops",
+            "1",
             "--json",
             str(out),
         ]
@@ -56,6 +58,8 @@ def test_benchmark_runs_on_a_tiny_config(bench, tmp_path, capsys):
     assert tasks == {"finetune", "pretrain", "generate_b1", "generate_b2"}
     for row in saved["rows"]:
         assert row["ref_tok_s"] > 0 and row["ours_tok_s"] > 0 and row["ratio"] > 0
+        assert row["ours_mfu_nominal"] == pytest.approx(row["ours_mfu"] * saved["matmul_peak_flops"]["fp32"] / 1e12)
+    assert "nominal)" in saved["table"]  # MFU against the datasheet peak beside the measured one
     run = saved["runs"]["tiny/fp32"]
     # same weights and a deterministic greedy decode: both packages continue the prompt identically
     assert run["generate"]["b1"]["greedy_token_agreement"] == 1.0
@@ -72,3 +76,35 @@ def test_reference_gets_the_same_weights(bench):
         torch.testing.assert_close(ours(input_ids=x).logits, ref(input_ids=x).logits, rtol=1e-4, atol=1e-4)
     ref, ours = bench.build("clf", "tiny", "cpu", "sdpa")
     torch.testing.assert_close(ours.score.weight, ref.multiple_choice_head.summary.weight)
+
+
+def test_the_original_adam_is_opt_py(tmp_path):
+    """benchmarks/optimizer_fidelity.py's reference optimizer follows opt.py's update, checked on two steps by hand."""
+    import math
+
+    import torch
+
+    spec = importlib.util.spec_from_file_location("fidelity", BENCH.with_name("optimizer_fidelity.py"))
+    fidelity = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fidelity)
+    matrix, vector = torch.tensor([[1.0, -2.0]]), torch.tensor([0.5])
+    params = [torch.nn.Parameter(matrix.clone()), torch.nn.Parameter(vector.clone())]
+    optimizer = fidelity.OriginalAdam(params, lr=0.1, total_steps=10, warmup=0.2, l2=0.01)
+    grads = [torch.tensor([[0.3, -0.1]]), torch.tensor([0.2])]
+    m = [torch.zeros_like(g) for g in grads]
+    v = [torch.zeros_like(g) for g in grads]
+    expected = [matrix.clone(), vector.clone()]
+    for t in (1, 2):
+        for p, g in zip(params, grads):
+            p.grad = g.clone()
+        optimizer.step()
+        x = (t - 1) / 10  # warmup_linear at progress t/t_total, t counted before the update
+        schedule = (x / 0.2 if x <= 0.2 else 1.0) * (1 - x)
+        lrt = 0.1 * math.sqrt(1 - 0.999**t) / (1 - 0.9**t) * schedule
+        for i, g in enumerate(grads):
+            m[i] = 0.9 * m[i] + 0.1 * g
+            v[i] = 0.999 * v[i] + 0.001 * g * g
+            step = m[i] / (v[i].sqrt() + 1e-8) + (0.01 * expected[i] if i == 0 else 0)  # L2 on matrices only
+            expected[i] = expected[i] - lrt * step
+    for p, e in zip(params, expected):
+        torch.testing.assert_close(p.data, e)

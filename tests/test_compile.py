@@ -7,28 +7,12 @@ generation); the inductor run, which compiles C++/Triton code, is marked slow.
 import pytest
 import torch
 
-from hf_gpt1 import GPT1Config, GPT1ForMultipleChoice, GPT1ForSequenceClassification, GPT1LMHeadModel
-
-VOCAB = 103  # 100 BPE ids + _start_, _delimiter_, _classify_
-START, DELIM, EXTRACT = 100, 101, 102
-
-
-def tiny_config(**kwargs) -> GPT1Config:
-    return GPT1Config(
-        vocab_size=VOCAB,
-        n_positions=32,
-        n_embd=32,
-        n_layer=2,
-        n_head=4,
-        start_token_id=START,
-        delimiter_token_id=DELIM,
-        extract_token_id=EXTRACT,
-        **kwargs,
-    )
+from hf_gpt1 import GPT1ForMultipleChoice, GPT1ForSequenceClassification, GPT1LMHeadModel
+from tests.conftest import DELIM, EXTRACT, START, tiny_config
 
 
 def clf_batch():
-    ids = torch.randint(0, 100, (3, 12))
+    ids = torch.randint(0, 60, (3, 12))
     ids[:, 0] = START
     ids[:, 5] = DELIM
     mask = torch.ones_like(ids)
@@ -40,7 +24,7 @@ def clf_batch():
 
 
 def lm_batch():
-    ids = torch.randint(0, 100, (2, 16))
+    ids = torch.randint(0, 60, (2, 16))
     return {"input_ids": ids, "labels": ids}
 
 
@@ -66,14 +50,39 @@ def test_heads_trace_without_graph_breaks(case, attn):
     assert explanation.graph_count == 1
 
 
+@pytest.mark.parametrize("original_table", [False, True])
 @pytest.mark.parametrize("case", ["lm", "clf"])
-def test_training_forward_traces_without_graph_breaks(case):
-    """Training mode takes the CPU dropout-attention path (and dropout): still one graph."""
+def test_training_forward_traces_without_graph_breaks(case, original_table):
+    """Training mode takes the CPU dropout-attention path (and dropout, of the table too): still one graph."""
     make_model, make_batch = CASES[case]
     model = make_model().train()
+    model.config.original_embedding_table = original_table
     torch._dynamo.reset()
     explanation = torch._dynamo.explain(model)(**make_batch())
     assert explanation.graph_break_count == 0, explanation.break_reasons
+
+
+def test_lm_head_returns_the_same_fields_compiled_or_not():
+    """One output shape in every mode: training with labels gives the loss and no logits, eager or compiled."""
+    model = GPT1LMHeadModel(tiny_config(resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)).train()
+    batch = lm_batch()
+    eager = model(**batch)
+    torch._dynamo.reset()
+    compiled = torch.compile(model, fullgraph=True, backend="eager")(**batch)
+    assert eager.logits is None and compiled.logits is None
+    torch.testing.assert_close(compiled.loss, eager.loss)
+
+
+def test_static_cache_compiled_generation_equals_eager():
+    """A static cache and a compiled decode step (what transformers' `cache_implementation="static"` +
+    `torch.compile` give on a GPU) generate exactly the eager tokens: the forward has no data-dependent branch."""
+    model = GPT1LMHeadModel(tiny_config()).eval()
+    prompt = torch.randint(0, 60, (2, 5))
+    expected = model.generate(prompt, max_new_tokens=12, do_sample=False)
+    torch._dynamo.reset()
+    model.forward = torch.compile(model.forward, fullgraph=True, backend="eager")
+    got = model.generate(prompt, max_new_tokens=12, do_sample=False, cache_implementation="static")
+    assert torch.equal(got, expected)
 
 
 def assert_compiled_matches_eager(case: str, tolerance: float, **compile_kwargs) -> None:

@@ -107,3 +107,21 @@ def test_sdpa_uses_the_cpu_kernel_only_for_cpu_training_with_dropout(monkeypatch
     kernels.sdpa_attention_forward(None, q, q, q, None, dropout=0.1, scaling=0.5)
     kernels.sdpa_attention_forward(None, q, q, q, None, dropout=0.0, scaling=0.5)
     assert calls == ["cpu", "sdpa"]
+
+
+def test_padding_the_output_matrix_changes_neither_the_loss_nor_the_gradients():
+    """On a GPU the head's matrix is padded to a multiple of 64 rows for aligned matmuls (GPT-1's 40,482 is not)."""
+    hidden = torch.randn(30, 8, requires_grad=True)
+    tokens = torch.randn(101, 8, requires_grad=True)  # 101 rows: padded to 128
+    positions = torch.randn(13, 8, requires_grad=True)
+    targets, token_weights = torch.randint(0, 101, (30,)), torch.rand(30)
+    results = []
+    for multiple in (1, 64):
+        loss = kernels.plain_linear_cross_entropy(hidden, [tokens, positions], targets, token_weights, multiple)
+        loss.backward()
+        results.append((loss.detach(), *(t.grad.clone() for t in (hidden, tokens, positions))))
+        for t in (hidden, tokens, positions):
+            t.grad = None
+    for padded, plain in zip(*results):
+        torch.testing.assert_close(padded, plain)
+    assert results[1][2].shape == tokens.shape  # the padding never reaches the parameters' gradients
