@@ -64,6 +64,15 @@ def tiny_config(**overrides):
     return GPT1Config(**fields)
 
 
+def tiny_config_for(tokenizer, **overrides):
+    """`tiny_config` sized for a GPT-1 tokenizer (its vocabulary, its special-token ids)."""
+    from hf_gpt1 import add_gpt1_special_tokens
+
+    ids = add_gpt1_special_tokens(tokenizer)
+    special = {f"{name}_token_id": token_id for name, token_id in ids.items()}
+    return tiny_config(vocab_size=len(tokenizer), **{**special, **overrides})
+
+
 def shared_data(*parts: str) -> Path:
     """Path under ../shared/data, or skip the test with the reason when that real data is absent (a user's clone)."""
     path = SHARED_DATA.joinpath(*parts)

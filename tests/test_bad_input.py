@@ -19,14 +19,13 @@ import pytest
 import torch
 
 from hf_gpt1 import GPT1ForSequenceClassification, GPT1LMHeadModel
-from hf_gpt1.configuration_gpt1 import GPT1Config
 from hf_gpt1.convert import ConversionError, convert_openai_checkpoint
 from hf_gpt1.finetuning import finetune_main
 from hf_gpt1.pretraining import pretrain_main
 from hf_gpt1.runs import RUN_FILE, run_recipe
-from hf_gpt1.tokenization_gpt1 import add_gpt1_special_tokens, train_gpt1_tokenizer
+from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
 from hf_gpt1.transforms import GPT1ClassificationCollator, GPT1SimilarityCollator
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, tiny_config, tiny_config_for
 
 SENTENCES = [
     "A man is playing a guitar on the stage.",
@@ -45,19 +44,7 @@ def tiny(tmp_path_factory):
     """A tiny pre-trained-looking checkpoint folder (2 layers, 64 wide, 64 positions) with its GPT-1 tokenizer."""
     folder = tmp_path_factory.mktemp("tiny")
     tokenizer = train_gpt1_tokenizer(SENTENCES, vocab_size=120)
-    ids = add_gpt1_special_tokens(tokenizer)
-    config = GPT1Config(
-        vocab_size=len(tokenizer),
-        n_positions=64,
-        n_embd=64,
-        n_layer=2,
-        n_head=4,
-        start_token_id=ids["start"],
-        delimiter_token_id=ids["delimiter"],
-        extract_token_id=ids["extract"],
-        pad_token_id=ids["pad"],
-    )
-    GPT1LMHeadModel(config).save_pretrained(folder)
+    GPT1LMHeadModel(tiny_config_for(tokenizer, n_positions=64, n_embd=64)).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
 
@@ -489,17 +476,7 @@ def test_collator_rejects(feature, kwargs, error, match, ids):
 
 
 def test_collator_max_length_beyond_n_positions():
-    config = GPT1Config(
-        n_positions=64,
-        n_embd=64,
-        n_layer=1,
-        n_head=4,
-        vocab_size=20,
-        start_token_id=10,
-        delimiter_token_id=11,
-        extract_token_id=12,
-        pad_token_id=13,
-    )
+    config = tiny_config(n_positions=64)
     with pytest.raises(ValueError, match="max_length=100 must be set and at most config.n_positions=64"):
         GPT1SimilarityCollator.from_config(config, max_length=100)
 

@@ -17,12 +17,13 @@ import pytest
 from tokenizers import Tokenizer, models
 from transformers import PreTrainedTokenizerFast, pipeline
 
-from hf_gpt1 import GPT1Config, GPT1LMHeadModel, add_gpt1_special_tokens, get_task, load_gpt1_tokenizer
+from hf_gpt1 import GPT1LMHeadModel, add_gpt1_special_tokens, get_task, load_gpt1_tokenizer
 from hf_gpt1.finetuning import ModelArguments, build_model
 from hf_gpt1.hub import model_card, push_finetuned
 from hf_gpt1.modeling_gpt1 import AUTO_MAP
 from hf_gpt1.runs import RUN_FILE
 from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
+from tests.conftest import tiny_config_for
 from tests.hub_standin import HubStandIn
 
 SENTENCES = ["the cat sat on the mat .", "a dog runs in the park .", "she did not answer the door ."]
@@ -38,7 +39,7 @@ def runs(tmp_path_factory):
     """Two recipe-like output folders: STS-B (similarity + regression, with run and results files) and SWAG."""
     root = tmp_path_factory.mktemp("runs")
     tokenizer = train_gpt1_tokenizer(SENTENCES * 20, vocab_size=80)
-    lm = GPT1LMHeadModel(GPT1Config(vocab_size=len(tokenizer), n_positions=32, n_embd=32, n_layer=1, n_head=4))
+    lm = GPT1LMHeadModel(tiny_config_for(tokenizer, n_layer=1))
     add_gpt1_special_tokens(tokenizer, lm)
     lm.save_pretrained(root / "pretrained")
     tokenizer.save_pretrained(root / "pretrained")

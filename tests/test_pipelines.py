@@ -13,10 +13,11 @@ import torch
 from tokenizers import Tokenizer, models
 from transformers import PreTrainedTokenizerFast, TextIteratorStreamer, pipeline
 
-from hf_gpt1 import GPT1Config, GPT1LMHeadModel, add_gpt1_special_tokens, get_task, prepare_dataset
+from hf_gpt1 import GPT1LMHeadModel, add_gpt1_special_tokens, get_task, prepare_dataset
 from hf_gpt1.finetuning import ModelArguments, build_model
 from hf_gpt1.pipelines import GPT1MultipleChoicePipeline
 from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
+from tests.conftest import tiny_config_for
 
 SENTENCES = [
     "the cat sat on the mat .",
@@ -35,8 +36,7 @@ PAIRS = [(SENTENCES[i], SENTENCES[(3 * i + 1) % len(SENTENCES)]) for i in range(
 def pretrained_dir(tmp_path_factory):
     """A tiny pre-trained GPT-1 checkpoint (LM head + tokenizer), as recipes/pretrain.py leaves it."""
     tokenizer = train_gpt1_tokenizer(SENTENCES * 20, vocab_size=120)
-    config = GPT1Config(vocab_size=len(tokenizer), n_positions=48, n_embd=32, n_layer=2, n_head=4)
-    model = GPT1LMHeadModel(config)
+    model = GPT1LMHeadModel(tiny_config_for(tokenizer, n_positions=48))
     add_gpt1_special_tokens(tokenizer, model)
     folder = tmp_path_factory.mktemp("pretrained")
     model.save_pretrained(folder)

@@ -10,7 +10,7 @@ import pytest
 import torch
 from torch.nn import functional as F
 
-from hf_gpt1 import GPT1Config, GPT1LMHeadModel, add_gpt1_special_tokens
+from hf_gpt1 import GPT1LMHeadModel, add_gpt1_special_tokens
 from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
 from hf_gpt1.zero_shot import (
     cola_scores,
@@ -21,7 +21,7 @@ from hf_gpt1.zero_shot import (
     sst2_scores,
     wnli_predictions,
 )
-from tests.conftest import REPO_ROOT, shared_data
+from tests.conftest import REPO_ROOT, shared_data, tiny_config_for
 
 CORPUS = [
     "the cat sat on the mat .",
@@ -36,7 +36,7 @@ CORPUS = [
 @pytest.fixture(scope="module")
 def lm():
     tokenizer = train_gpt1_tokenizer(CORPUS * 20, vocab_size=150)
-    model = GPT1LMHeadModel(GPT1Config(vocab_size=len(tokenizer), n_positions=40, n_embd=32, n_layer=2, n_head=4))
+    model = GPT1LMHeadModel(tiny_config_for(tokenizer, n_positions=40))
     add_gpt1_special_tokens(tokenizer, model)
     return model.eval(), tokenizer
 
