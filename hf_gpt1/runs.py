@@ -93,6 +93,10 @@ class OutputDirLock:
         )
         self._fd = fd
 
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
     def release(self) -> None:
         if self._fd is not None:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
@@ -153,25 +157,21 @@ def check_output_dir(output_dir: str | os.PathLike, run: dict[str, Any], overwri
         raise ValueError(f"--resume: {folder} holds no run to resume; drop --resume to start one.")
 
 
-def _claim(output_dir: str | os.PathLike, run: dict[str, Any], overwrite: bool, resume: bool) -> OutputDirLock:
-    """Locks the folder, checks it again under the lock, empties it for `overwrite` and records the run."""
-    lock = OutputDirLock(output_dir)
-    lock.acquire()
-    try:
-        check_output_dir(output_dir, run, overwrite, resume)
-        folder = Path(output_dir)
-        if overwrite:
-            for path in _contents(folder):  # everything but the lock this run holds
-                if path.is_dir() and not path.is_symlink():
-                    shutil.rmtree(path)
-                else:
-                    path.unlink()
-        if not resume:
-            write_json_atomic(folder / RUN_FILE, run)
-    except BaseException:
-        lock.release()
-        raise
-    return lock
+def _claim(lock: OutputDirLock, run: dict[str, Any], overwrite: bool, resume: bool) -> None:
+    """Locks the folder (if this run does not hold it yet), checks it again under the lock, empties it for
+    `overwrite` and records the run."""
+    if not lock.held:
+        lock.acquire()
+    folder = lock.path.parent
+    check_output_dir(folder, run, overwrite, resume)
+    if overwrite:
+        for path in _contents(folder):  # everything but the lock this run holds
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+    if not resume:
+        write_json_atomic(folder / RUN_FILE, run)
 
 
 # ------------------------------------------------------------------------------------------------ the lifecycle
@@ -229,21 +229,25 @@ def run_training(
     """
     started = time.time()
     main = args.process_index == 0
-    if main:  # refuse an occupied folder now; it is claimed once every input has passed
-        check_output_dir(args.output_dir, identity, args.overwrite_output_dir, args.resume)
-    set_seed(args.seed)
-    prepared = prepare()
-    if args.do_train:
-        steps = _planned_steps(args, prepared.train_dataset)
-        if steps == 0:
-            raise ValueError(
-                f"This run would take 0 optimizer steps ({len(prepared.train_dataset)} training rows, "
-                f"--num_train_epochs {args.num_train_epochs}, a global batch of "
-                f"{args.per_device_train_batch_size * args.world_size}): raise --num_train_epochs or --max_steps, "
-                "or lower the batch size."
-            )
-    lock = _claim(args.output_dir, identity, args.overwrite_output_dir, args.resume) if main else None
+    lock = OutputDirLock(args.output_dir)
     try:
+        if main:  # refuse an occupied folder now; it is claimed once every input has passed
+            check_output_dir(args.output_dir, identity, args.overwrite_output_dir, args.resume)
+            if Path(args.output_dir).is_dir():  # a folder another process is using: refused now, not after loading
+                lock.acquire()
+        set_seed(args.seed)
+        prepared = prepare()
+        if args.do_train:
+            steps = _planned_steps(args, prepared.train_dataset)
+            if steps == 0:
+                raise ValueError(
+                    f"This run would take 0 optimizer steps ({len(prepared.train_dataset)} training rows, "
+                    f"--num_train_epochs {args.num_train_epochs}, a global batch of "
+                    f"{args.per_device_train_batch_size * args.world_size}): raise --num_train_epochs or "
+                    "--max_steps, or lower the batch size."
+                )
+        if main:
+            _claim(lock, identity, args.overwrite_output_dir, args.resume)
         if args.retain_cpu_memory and args.device.type == "cpu":
             retain_freed_cpu_memory()
         trainer = prepared.trainer_class(
@@ -272,8 +276,7 @@ def run_training(
             _print_summary(title, lines, args, time.time() - started)
         return results
     finally:
-        if lock is not None:
-            lock.release()
+        lock.release()
 
 
 def logged_metrics(trainer: GPT1Trainer, prefix: str, step: int) -> dict[str, float] | None:

@@ -15,7 +15,7 @@ import pytest
 
 from hf_gpt1 import runs
 from hf_gpt1.runs import LOCK_FILE, RUN_FILE, OutputDirLock, check_output_dir, parse_recipe_args, run_recipe
-from hf_gpt1.trainer import TrainingError
+from hf_gpt1.trainer import RecipeTrainingArguments, TrainingError
 from tests.conftest import REPO_ROOT
 
 RUN = {"recipe": "glue", "data": {"task": "rte"}}
@@ -55,7 +55,8 @@ def test_claiming_with_overwrite_empties_the_folder_but_keeps_its_lock(tmp_path)
     folder = tmp_path / "out"
     (folder / "checkpoint-3").mkdir(parents=True)
     (folder / "notes.txt").write_text("old")
-    lock = runs._claim(folder, RUN, overwrite=True, resume=False)
+    lock = OutputDirLock(folder)
+    runs._claim(lock, RUN, overwrite=True, resume=False)
     try:
         assert sorted(p.name for p in folder.iterdir()) == [LOCK_FILE, RUN_FILE]
         assert json.loads((folder / RUN_FILE).read_text()) == RUN
@@ -79,8 +80,14 @@ def test_a_second_run_cannot_use_a_folder_in_use_and_a_dead_runs_lock_is_taken_o
     try:
         assert holder.stdout.readline().strip() == b"locked"
         with pytest.raises(ValueError, match=rf"in use by a running run \(pid {holder.pid} on .*\); wait for it"):
-            runs._claim(folder, RUN, overwrite=False, resume=False)
+            runs._claim(OutputDirLock(folder), RUN, overwrite=False, resume=False)
         assert not (folder / RUN_FILE).exists()  # refused before anything was written
+        (folder / RUN_FILE).write_text(json.dumps(RUN))  # the holder's run: a second --resume of it is refused
+        prepared = []
+        args = RecipeTrainingArguments(output_dir=str(folder), resume=True, report_to=[])
+        with pytest.raises(ValueError, match="in use by a running run"):
+            runs.run_training(args, RUN, lambda: prepared.append(1), lambda *a: ({}, []), "test")
+        assert prepared == []  # at once, before the data and the model were loaded
     finally:
         os.kill(holder.pid, signal.SIGKILL)  # the run dies without releasing anything
         holder.wait()
@@ -88,7 +95,8 @@ def test_a_second_run_cannot_use_a_folder_in_use_and_a_dead_runs_lock_is_taken_o
     deadline = time.monotonic() + 10
     while True:  # the kernel released the dead process's lock
         try:
-            lock = runs._claim(folder, RUN, overwrite=False, resume=False)
+            lock = OutputDirLock(folder)
+            runs._claim(lock, RUN, overwrite=False, resume=True)
             break
         except ValueError:
             assert time.monotonic() < deadline
