@@ -263,7 +263,7 @@ def run_training(
             _print_start(args, prepared, title)
         if args.do_train:
             resume_from = last_complete_checkpoint(args.output_dir) if args.resume else None
-            if args.resume:
+            if args.resume and main:
                 print(f"Resuming from {resume_from or 'the start (no complete checkpoint yet)'}", flush=True)
             train_result = trainer.train(resume_from_checkpoint=resume_from)
             trainer.save_model()

@@ -111,8 +111,8 @@ class GPT1Trainer(Trainer):
     * When the model returns `clf_loss` and `lm_loss` (the fine-tuning heads), both are logged beside `loss`.
     * Evaluation and prediction read the data in order, whatever `train_sampling_strategy` says (transformers would
       group eval batches by length too): `predict()`'s row i is example i.
-    * A checkpoint is marked complete (`hf_gpt1.checkpoints.mark_complete`) before older ones are rotated away; a
-      checkpoint is never written from non-finite weights, and a non-finite training loss or a full disk stops the
+    * A checkpoint is marked complete (`hf_gpt1.checkpoints.mark_complete`) before older ones are rotated away; no
+      model or checkpoint is written from non-finite weights, and a non-finite training loss or a full disk stops the
       run with a `TrainingError` that names the last good checkpoint.
     """
 
@@ -185,9 +185,13 @@ class GPT1Trainer(Trainer):
         missing = [key for key in load_result.missing_keys if key not in tied]
         super()._issue_warnings_after_load(load_result._replace(missing_keys=missing))
 
-    def _save_checkpoint(self, model, trial) -> None:
+    def save_model(self, output_dir: str | None = None, _internal_call: bool = False) -> None:
+        # Checkpoints and the final model alike: weights that are no longer finite are never written.
         if not bool(torch.stack([torch.isfinite(p).all() for p in self.model.parameters()]).all()):  # one sync
             self._stop_on_non_finite("some weights are NaN or infinite")
+        super().save_model(output_dir, _internal_call=_internal_call)
+
+    def _save_checkpoint(self, model, trial) -> None:
         folder = Path(self._get_output_dir(trial=trial)) / f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}"
         try:
             with _overriding(self.args, save_total_limit=None):  # rotated below, once this checkpoint is complete
