@@ -92,10 +92,10 @@ class GPT1Config(PreTrainedConfig):
             Treat the token and position embeddings as the original code's single table `we` (tokens, special tokens,
             positions): dropout (`embd_pdrop`) drops elements of the whole table once per forward pass, so every
             occurrence of a token in the batch shares one mask, instead of each position of the summed embedding;
-            and the language-model loss L1 normalises over every row of that (dropped) table, which is its output
-            matrix, as the original's `lm_logits = h · weᵀ`. Returned logits and generation cover the token rows
-            only. `False` is transformers' openai-gpt convention; the paper recipes (`--paper_protocol`) turn it on.
-            The two layouts give the same outputs in eval mode.
+            and the training loss L1 normalises over every row of that (dropped) table, which is its output matrix, as
+            the original's `lm_logits = h · weᵀ`. Returned logits, generation and eval-mode losses (perplexity) cover
+            the token rows only. `False` is transformers' openai-gpt convention; the recipes turn it on. The two
+            layouts give the same outputs in eval mode.
         similarity (`bool`, defaults to `False`):
             Sequence classification reads both orderings of a sentence pair and adds the two extract-token states
             before the classifier (the paper's similarity transform, used for STS-B, MRPC and QQP).

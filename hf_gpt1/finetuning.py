@@ -427,6 +427,13 @@ class _FineTuning:
             )
         if dataset.num_rows == 0 and not split.startswith("test"):
             raise ValueError(f"{source}: no row has a gold label in {spec.label_column!r}.")
+        if split.startswith("test") and "labels" in dataset.column_names:
+            labelled = sum(label is not None for label in dataset["labels"])
+            if 0 < labelled < dataset.num_rows:
+                raise ValueError(
+                    f"{source}: {labelled} of {dataset.num_rows} test rows have a gold label in "
+                    f"{spec.label_column!r}: label all of them (for test metrics) or none (for predictions only)."
+                )
         return dataset, collator
 
     def finish(self, trainer: GPT1Trainer, prepared: Prepared) -> tuple[dict[str, Any], list[str]]:
@@ -454,7 +461,9 @@ class _FineTuning:
 
     def _predict(self, trainer, split: str, dataset, raw_rows, results: dict[str, Any]) -> str:
         spec = self.spec
-        labelled = "labels" in dataset.column_names
+        labelled = "labels" in dataset.column_names and any(label is not None for label in dataset["labels"])
+        if "labels" in dataset.column_names and not labelled:  # the Hub marks unlabelled test rows with -1
+            dataset = dataset.remove_columns(["labels"])
         output = trainer.predict(dataset, metric_key_prefix=f"eval_{split}")
         preds = _predictions(spec, output.predictions)
         if len(preds) != raw_rows.num_rows:  # never write a submission whose rows do not match the input's

@@ -363,8 +363,10 @@ class _GPT1WithLMHeadBase(GPT1PreTrainedModel):
         needs a real token before it, so the first token after left padding is never predicted from padding.
         `reduction="token"` averages over all targets (or divides by `num_items_in_batch`, Trainer's target count
         over accumulated micro-batches); `"sequence"` averages each sequence's targets and then the sequences (the
-        original's auxiliary L1). The softmax runs over the token rows of the tied head, or over every row of the
-        original's single table (tokens, special tokens, positions) with `config.original_embedding_table`.
+        original's auxiliary L1). The softmax runs over the token rows of the tied head; in training with
+        `config.original_embedding_table`, over every row of the original's single (dropped) table — tokens, special
+        tokens, positions — the objective the original optimises. In eval mode it is the language model's own
+        distribution, over the tokens, so held-out perplexities compare across the two layouts.
         """
         hidden = outputs.last_hidden_state
         seq_len = hidden.shape[-2]
@@ -380,7 +382,7 @@ class _GPT1WithLMHeadBase(GPT1PreTrainedModel):
             token_weights = valid / total
         else:  # each target's weight: 1 / (its sequence's targets × the number of sequences with targets)
             token_weights = valid / (counts.clamp(min=1) * (counts > 0).sum().clamp(min=1))  # (N, T-1)
-        tables = outputs.embedding_tables or (self.lm_head.weight,)
+        tables = outputs.embedding_tables if self.training and outputs.embedding_tables else (self.lm_head.weight,)
         if hidden.device.type == "cpu" and not torch.compiler.is_compiling():
             # Only positions with a target reach the 40k-wide head (a boolean selection, free of syncs on the CPU).
             return linear_cross_entropy(hidden[valid], tables, targets[valid], token_weights[valid])

@@ -459,17 +459,25 @@ def test_original_table_changes_nothing_in_eval_mode():
 
 
 def test_original_l1_normalises_over_tokens_special_tokens_and_positions():
-    model = GPT1ForSequenceClassification(tiny_config(num_labels=2, original_embedding_table=True)).eval()
+    """The training objective's softmax covers the whole table (dropout off here, so the table is the parameters');
+    the eval-mode loss is the language model's own distribution, over the tokens."""
+    config = tiny_config(num_labels=2, original_embedding_table=True, embd_pdrop=0.0, resid_pdrop=0.0, attn_pdrop=0.0)
+    model = GPT1ForSequenceClassification(config)
     ids, mask = padded_batch()
+    model.train()
+    out = model(ids, attention_mask=mask, labels=torch.tensor([0, 1]))
     with torch.no_grad():
-        out = model(ids, attention_mask=mask, labels=torch.tensor([0, 1]))
         hidden = model.transformer(ids).last_hidden_state
         table = torch.cat([model.transformer.tokens_embed.weight, model.transformer.positions_embed.weight])
         logits = hidden @ table.T  # (B, T, V + n_positions), as the original's h · weᵀ
     assert table.shape[0] == V + 32
     losses = [F.cross_entropy(logits[b, : int(mask[b].sum()) - 1], ids[b, 1 : int(mask[b].sum())]) for b in range(2)]
     torch.testing.assert_close(out.lm_loss, torch.stack(losses).mean())
-    assert out.lm_loss > hand_l1(model, ids, mask)  # the position rows take probability mass from the tokens
+    model.eval()
+    with torch.no_grad():
+        evaluated = model(ids, attention_mask=mask, labels=torch.tensor([0, 1])).lm_loss
+    torch.testing.assert_close(evaluated, hand_l1(model, ids, mask))  # over the token rows
+    assert out.lm_loss > evaluated  # the position rows take probability mass from the tokens
 
 
 def test_original_l1_uses_the_dropped_table_as_output_matrix(monkeypatch):
