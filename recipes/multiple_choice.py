@@ -1,7 +1,7 @@
 """Fine-tune GPT-1 for multiple choice (Story Cloze, RACE, SWAG) with L3: `<s> context <$> answer_k <e>` per answer.
 
-    # Story Cloze as in the paper: train on the 2016 validation CSV (1,497 / 374 split, seed 3535999445),
-    # test on the 2016 test CSV; accuracy.
+    # Story Cloze as in the paper: train on the 2016 validation CSV (1,497 / 374 split, seed 3535999445), each
+    # segment capped at n_ctx//2 - 2 tokens, test accuracy of the best-validation checkpoint on the 2016 test CSV:
     python recipes/multiple_choice.py --task story_cloze --story_cloze_protocol \\
         --train_file cloze_test_val__spring2016.csv --test_file cloze_test_test__spring2016.csv \\
         --output_dir runs/story_cloze
@@ -9,7 +9,9 @@
     python recipes/multiple_choice.py --task swag --train_file swag_train.csv --validation_file swag_val.csv \\
         --output_dir runs/swag
 
-The original code caps each segment at n_ctx//2 − 2 tokens for Story Cloze: `--segment_cap 254`.
+Test predictions go to `<task>_test_predictions.tsv`, one row per test row in its order, in the task's own convention
+(Story Cloze: `InputStoryid` and `AnswerRightEnding`, 1 or 2); a test file with labels also gets its metrics in
+`all_results.json` and in the summary.
 """
 
 from hf_gpt1.finetuning import finetune_main

@@ -1,8 +1,10 @@
 """Pre-train GPT-1 with the language-model objective L1 on contiguous text, from scratch or continued.
 
-    # From scratch on local text: trains a GPT-1 BPE on the corpus, packs 512-token windows, paper defaults
-    # (Adam, max lr 2.5e-4, 2000 warm-up updates then cosine to 0, weight decay 0.01 on matrices, dropout 0.1).
+    # From scratch on local text: trains a GPT-1 BPE on the corpus, packs 512-token windows (Adam, max lr 2.5e-4,
+    # 2000 warm-up updates then cosine to 0, weight decay 0.01 on matrices, dropout 0.1, the original's table):
     python recipes/pretrain.py --train_files books/*.txt --output_dir runs/pretrain
+    # The paper's settings (a 40,478-symbol BPE, 64 windows per update, 100 epochs): a preset, flags override it
+    python recipes/pretrain.py recipes/configs/pretrain_paper.yaml --train_files books/*.txt --output_dir runs/gpt1
     # A small model, a Hub corpus streamed, 2 processes:
     accelerate launch recipes/pretrain.py --dataset_name Salesforce/wikitext --dataset_config_name \\
         wikitext-103-raw-v1 --streaming --max_steps 20000 --n_layer 6 --n_embd 384 --n_head 6 --output_dir runs/wt103
@@ -11,6 +13,8 @@
         --output_dir runs/continued [--resume]
 
 Held-out perplexity is logged at every evaluation (`eval_perplexity`); `all_results.json` has the final figures.
+The defaults differ from the paper in the BPE size (8,000) and the epochs (3), which suit small corpora; README
+("Paper settings") says why.
 """
 
 from hf_gpt1.pretraining import pretrain_main
