@@ -1,7 +1,9 @@
 """hf_gpt1 vs transformers' `openai-gpt` (`transformers.models.openai`), side by side in one process.
 
 Both sides get the same config and the same weights (ours are copied into the reference), the same batches, and are
-timed alternately (ref, ours, [ours+grouped], then the other way round), medians over `--repeats`:
+timed alternately (ref, ours, [ours+grouped], ours+table, then the other way round), medians over `--repeats`.
+`ours+table` is the same model with `original_embedding_table` (the original's table dropout and L1 over the whole
+table, the recipes' default):
 
 * fine-tuning (RTE from ../shared/data, real length distribution, L3 = L2 + 0.5·L1, AdamW step included), throughput in
   real (non-pad) tokens/s. Reference: `OpenAIGPTDoubleHeadsModel` with a 2-way summary projection, `mc_token_ids` at
@@ -368,7 +370,7 @@ def bench_finetune(args, size, dtype, device, log) -> dict:
         "ref": Side("ref", ref, device, dtype, low_precision_weights=False),
         "ours": Side("ours", ours, device, dtype, args.ours_lp_weights),
     }
-    sides["ours+grouped"] = sides["ours"]
+    sides["ours+grouped"] = sides["ours+table"] = sides["ours"]  # same model: the run sets the table option
     for s in ("ref", "ours"):
         sides[s].model.train()
         sides[s].train_setup()
@@ -379,6 +381,7 @@ def bench_finetune(args, size, dtype, device, log) -> dict:
     def run(name, r):
         batches = grouped_batches[r] if name == "ours+grouped" else random_batches[r]
         side = "ref" if name == "ref" else "ours"
+        ours.config.original_embedding_table = name == "ours+table"
         fns = [clf_loss_fn(side, b, device) for b in batches]
         sync(device)
         t = time.perf_counter()
@@ -387,7 +390,8 @@ def bench_finetune(args, size, dtype, device, log) -> dict:
         sync(device)
         return time.perf_counter() - t
 
-    times = alternate(["ref", "ours", "ours+grouped"], args.repeats, run)
+    times = alternate(["ref", "ours", "ours+grouped", "ours+table"], args.repeats, run)
+    ours.config.original_embedding_table = False
     real = [sum(b["real_tokens"] for b in random_batches[r]) for r in range(args.repeats)]
     padded = [sum(b["input_ids"].numel() for b in random_batches[r]) for r in range(args.repeats)]
     attn_ctx = sum(b["attn_len2"] for bs in random_batches for b in bs) / sum(real)
@@ -431,8 +435,10 @@ def bench_pretrain(args, size, dtype, device, log) -> dict:
         if args.compile and name == "ours":
             s.compile()
         s.train_step(lm_loss_fn(windows[0].to(device)))
+    sides["ours+table"] = sides["ours"]  # same model: the run sets the table option
 
     def run(name, r):
+        ours.config.original_embedding_table = name == "ours+table"
         fn = lm_loss_fn(windows[r].to(device))
         sync(device)
         t = time.perf_counter()
@@ -441,7 +447,7 @@ def bench_pretrain(args, size, dtype, device, log) -> dict:
         sync(device)
         return time.perf_counter() - t
 
-    times = alternate(["ref", "ours"], args.repeats, run)
+    times = alternate(["ref", "ours", "ours+table"], args.repeats, run)
     n = args.steps * args.pretrain_batch * T
     res = {
         "data": source,
@@ -452,10 +458,12 @@ def bench_pretrain(args, size, dtype, device, log) -> dict:
         "sides": {},
     }
     for name, ts in times.items():
+        ours.config.original_embedding_table = name == "ours+table"
         res["sides"][name] = {"seconds": ts, "tokens_per_s": statistics.median(n / t for t in ts)}
         res["sides"][name]["peak_mb"] = peak_memory_mb(
             device, lambda name=name: sides[name].train_step(lm_loss_fn(windows[0].to(device)))
         )
+    ours.config.original_embedding_table = False
     log(
         f"  pretrain {size} {dtype}: "
         + ", ".join(f"{k} {v['tokens_per_s']:.1f} tok/s" for k, v in res["sides"].items())
@@ -559,6 +567,9 @@ def rows_of(results: dict) -> list[dict]:
                 "ours_peak_mb": ours.get("peak_mb"),
                 "targets": [],
             }
+            if "ours+table" in entry["sides"]:  # the recipes' default: the original's embedding table
+                t = entry["sides"]["ours+table"]["tokens_per_s"]
+                row["ours_table_tok_s"], row["ratio_table"] = t, t / ref["tokens_per_s"]
             row.update(extra or {})
             rows.append(row)
             return row
@@ -612,6 +623,9 @@ def format_table(rows: list[dict]) -> str:
         if "ours_grouped_tok_s" in r:
             ours += f" / {r['ours_grouped_tok_s']:.1f} grouped"
             ratio += f" / {r['ratio_grouped']:.2f}"
+        if "ours_table_tok_s" in r:
+            ours += f" / {r['ours_table_tok_s']:.1f} original table"
+            ratio += f" / {r['ratio_table']:.2f}"
         if "ratio_vs_ref_fp32" in r and r["dtype"] != "fp32":
             ratio += f" ({r['ratio_vs_ref_fp32']:.2f}× ref fp32)"
         mem = lambda v: "-" if v is None else f"{v:.0f}"  # noqa: E731

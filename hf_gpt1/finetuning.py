@@ -20,6 +20,7 @@ from typing import Any
 
 import datasets
 import numpy as np
+import pyarrow.compute as pc
 import torch
 from transformers import EvalPrediction
 from transformers.trainer_utils import IntervalStrategy, SaveStrategy
@@ -289,6 +290,32 @@ def _with_lengths(dataset: datasets.Dataset) -> datasets.Dataset:
     return dataset.map(length, batched=True, desc="Lengths")
 
 
+def _rows_to_truncate(dataset: datasets.Dataset, max_length: int, segment_cap: int | None) -> int:
+    """How many rows the collator will shorten: a sequence over `max_length` tokens (special tokens included: 2 for
+    `s text e`, 3 with a delimiter) or, with `segment_cap`, a segment over the cap (counted from the token columns
+    with Arrow, without reading the rows into Python)."""
+    if dataset.num_rows == 0:
+        return 0
+    table = dataset.with_format("arrow")[:]  # (follows a filter's index mapping)
+
+    def lengths(column) -> np.ndarray:
+        return pc.list_value_length(column).to_numpy(zero_copy_only=False)
+
+    cap = segment_cap if segment_cap is not None else max_length
+    if "choices" in table.column_names:  # s context $ answer_k e, for every answer: the longest answer decides
+        choices = table["choices"].combine_chunks()
+        longest = np.zeros(table.num_rows, dtype=np.int64)
+        np.maximum.at(longest, pc.list_parent_indices(choices).to_numpy(), lengths(pc.list_flatten(choices)))
+        segments, n_special = [lengths(table["context"]), longest], 3
+    elif "segment_b" in table.column_names:
+        segments, n_special = [lengths(table["segment_a"]), lengths(table["segment_b"])], 3
+    else:
+        segments, n_special = [lengths(table["segment_a"])], 2
+    over_cap = np.logical_or.reduce([segment > cap for segment in segments])
+    too_long = sum(np.minimum(segment, cap) for segment in segments) + n_special > max_length
+    return int((over_cap | too_long).sum())
+
+
 def _format_metrics(metrics: dict[str, float], prefix: str) -> str:
     shown = {k[len(prefix) :]: v for k, v in metrics.items() if k.startswith(prefix) and isinstance(v, float)}
     shown = {k: v for k, v in shown.items() if not k.endswith(("runtime", "per_second"))}
@@ -424,6 +451,18 @@ class _FineTuning:
                 dropped,
                 rows.num_rows,
                 spec.label_column,
+            )
+        truncated = _rows_to_truncate(dataset, max_length, segment_cap if spec.format == "multiple_choice" else None)
+        if truncated:
+            capped = f" or have a segment over --segment_cap {segment_cap}" if spec.format == "multiple_choice" else ""
+            logger.warning(
+                "%s: %d of %d rows are longer than %d tokens%s and are truncated (special tokens kept); "
+                "--max_seq_length sets the limit, at most the model's n_positions.",
+                source,
+                truncated,
+                dataset.num_rows,
+                max_length,
+                capped if segment_cap is not None else "",
             )
         if dataset.num_rows == 0 and not split.startswith("test"):
             raise ValueError(f"{source}: no row has a gold label in {spec.label_column!r}.")

@@ -24,6 +24,7 @@ from hf_gpt1.checkpoints import last_complete_checkpoint
 from hf_gpt1.finetuning import finetune_main
 from hf_gpt1.pretraining import pretrain_main
 from hf_gpt1.tasks import get_task
+from hf_gpt1.tokenization_gpt1 import load_gpt1_tokenizer
 from hf_gpt1.trainer import GPT1Trainer
 from tests.conftest import COMMON, GLUE_ROWS, glue_args, run_cli, shared_data
 
@@ -134,6 +135,44 @@ def test_glue_tsv_given_as_files_is_read_like_glue(tiny_lm, tmp_path):
     argv += ["--test_file", str(folder / "test.tsv"), "--num_train_epochs", "1", "--max_seq_length", "64", *COMMON]
     glue(argv)
     assert len((out / "RTE.tsv").read_text().splitlines()) == 13
+
+
+def test_rows_longer_than_max_seq_length_are_counted_per_split(tiny_lm, tmp_path, caplog):
+    """Truncation changes what the model sees: each split says how many of its rows the collator will shorten."""
+    folder = rte_folder(tmp_path / "glue", train_rows=24, test_rows=12)
+    tokenizer = load_gpt1_tokenizer(str(tiny_lm))
+    encode = lambda text: tokenizer(text, add_special_tokens=False).input_ids  # noqa: E731
+
+    def too_long(path: Path, first: int) -> int:  # rows of `<s> a <$> b <e>` over 48 tokens
+        rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()[1:]]
+        lengths = [len(encode(r[first])) + len(encode(r[first + 1])) + 3 for r in rows]
+        return sum(length > 48 for length in lengths)
+
+    expected = {name: too_long(folder / f"{name}.tsv", 1) for name in ("train", "dev", "test")}
+    assert 0 < expected["train"] < 24  # the check means something: some rows are cut, some are not
+    argv = glue_args("rte", tiny_lm, folder.parent, tmp_path / "out", "--max_seq_length", "48")
+    with caplog.at_level("WARNING", logger="hf_gpt1.finetuning"):
+        glue(argv)
+    for name, rows in (("train", 24), ("dev", 40), ("test", 12)):
+        message = f"{folder / name}.tsv: {expected[name]} of {rows} rows are longer than 48 tokens"
+        assert message in caplog.text, (message, caplog.text)
+
+
+def test_rows_to_truncate_counts_what_the_collators_cut():
+    """The count of cut rows follows each format's special tokens and the multiple-choice segment cap."""
+    import datasets
+
+    count = finetuning._rows_to_truncate
+    single = datasets.Dataset.from_dict({"segment_a": [[1] * 8, [1] * 9, [1] * 3]})
+    assert count(single, 10, None) == 1  # s text e: 9 + 2 > 10
+    pairs = datasets.Dataset.from_dict({"segment_a": [[1] * 4, [1] * 5], "segment_b": [[2] * 3, [2] * 3]})
+    assert count(pairs, 10, None) == 1  # s a $ b e: 5 + 3 + 3 > 10
+    choices = datasets.Dataset.from_dict(
+        {"context": [[1] * 4, [1] * 4, [1] * 6], "choices": [[[2] * 2, [2] * 3], [[2] * 2, [2] * 4], [[2], [2]]]}
+    )
+    assert count(choices, 10, None) == 1  # s context $ answer e for the longest answer: 4 + 4 + 3 > 10
+    assert count(choices, 20, 5) == 1  # a segment over the cap is cut whatever the total
+    assert count(choices.filter(lambda row: len(row["context"]) == 4), 10, None) == 1  # through a filter's index map
 
 
 def test_prediction_only_run_from_a_folder_without_train_tsv(tiny_lm, tmp_path):
