@@ -27,7 +27,7 @@ from transformers.trainer_utils import IntervalStrategy, SaveStrategy
 
 from .checkpoints import check_model_path, load_checkpoint
 from .data import load_task_splits, write_glue_submission, write_predictions
-from .formats import story_cloze_segment_cap
+from .formats import SPECIAL_TOKENS_PER_SEQUENCE, story_cloze_segment_cap
 from .metrics import load_metric
 from .modeling_gpt1 import GPT1ForMultipleChoice, GPT1ForSequenceClassification, GPT1PreTrainedModel
 from .runs import Prepared, logged_metrics, parse_recipe_args, run_training
@@ -290,10 +290,9 @@ def _with_lengths(dataset: datasets.Dataset) -> datasets.Dataset:
     return dataset.map(length, batched=True, desc="Lengths")
 
 
-def _rows_to_truncate(dataset: datasets.Dataset, max_length: int, segment_cap: int | None) -> int:
-    """How many rows the collator will shorten: a sequence over `max_length` tokens (special tokens included: 2 for
-    `s text e`, 3 with a delimiter) or, with `segment_cap`, a segment over the cap (counted from the token columns
-    with Arrow, without reading the rows into Python)."""
+def _rows_to_truncate(dataset: datasets.Dataset, format: str, max_length: int, segment_cap: int | None) -> int:
+    """How many rows the collator will shorten: a sequence over `max_length` tokens with the format's special tokens,
+    or a segment over `segment_cap` (counted on the token columns with Arrow, without reading rows into Python)."""
     if dataset.num_rows == 0:
         return 0
     table = dataset.with_format("arrow")[:]  # (follows a filter's index mapping)
@@ -301,19 +300,17 @@ def _rows_to_truncate(dataset: datasets.Dataset, max_length: int, segment_cap: i
     def lengths(column) -> np.ndarray:
         return pc.list_value_length(column).to_numpy(zero_copy_only=False)
 
-    cap = segment_cap if segment_cap is not None else max_length
-    if "choices" in table.column_names:  # s context $ answer_k e, for every answer: the longest answer decides
+    if format == "multiple_choice":  # s context $ answer_k e for every answer: the longest answer decides
         choices = table["choices"].combine_chunks()
         longest = np.zeros(table.num_rows, dtype=np.int64)
         np.maximum.at(longest, pc.list_parent_indices(choices).to_numpy(), lengths(pc.list_flatten(choices)))
-        segments, n_special = [lengths(table["context"]), longest], 3
-    elif "segment_b" in table.column_names:
-        segments, n_special = [lengths(table["segment_a"]), lengths(table["segment_b"])], 3
+        segments = [lengths(table["context"]), longest]
     else:
-        segments, n_special = [lengths(table["segment_a"])], 2
+        segments = [lengths(table[name]) for name in ("segment_a", "segment_b") if name in table.column_names]
+    cap = max_length if segment_cap is None else segment_cap
     over_cap = np.logical_or.reduce([segment > cap for segment in segments])
-    too_long = sum(np.minimum(segment, cap) for segment in segments) + n_special > max_length
-    return int((over_cap | too_long).sum())
+    total = sum(np.minimum(segment, cap) for segment in segments) + SPECIAL_TOKENS_PER_SEQUENCE[format]
+    return int((over_cap | (total > max_length)).sum())
 
 
 def _format_metrics(metrics: dict[str, float], prefix: str) -> str:
@@ -452,9 +449,9 @@ class _FineTuning:
                 rows.num_rows,
                 spec.label_column,
             )
-        truncated = _rows_to_truncate(dataset, max_length, segment_cap if spec.format == "multiple_choice" else None)
+        cap = segment_cap if spec.format == "multiple_choice" else None
+        truncated = _rows_to_truncate(dataset, spec.format, max_length, cap)
         if truncated:
-            capped = f" or have a segment over --segment_cap {segment_cap}" if spec.format == "multiple_choice" else ""
             logger.warning(
                 "%s: %d of %d rows are longer than %d tokens%s and are truncated (special tokens kept); "
                 "--max_seq_length sets the limit, at most the model's n_positions.",
@@ -462,7 +459,7 @@ class _FineTuning:
                 truncated,
                 dataset.num_rows,
                 max_length,
-                capped if segment_cap is not None else "",
+                "" if cap is None else f" or have a segment over --segment_cap {cap}",
             )
         if dataset.num_rows == 0 and not split.startswith("test"):
             raise ValueError(f"{source}: no row has a gold label in {spec.label_column!r}.")

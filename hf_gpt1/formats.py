@@ -33,6 +33,14 @@ SPECIAL_TOKENS: dict[str, str] = {
 The first three are the paper's start, delimiter and extract tokens; the original code had no padding token (it
 padded with id 0 and masked the loss), `<pad>` gives batched inference a real one."""
 
+SPECIAL_TOKENS_PER_SEQUENCE: dict[str, int] = {
+    "classification": 2,  # s text e
+    "entailment": 3,  # s premise $ hypothesis e
+    "similarity": 3,  # s a $ b e, for each ordering
+    "multiple_choice": 3,  # s context $ answer e, for each answer
+}
+"""Special tokens each format adds to one sequence: what truncation must leave room for."""
+
 SPECIAL_TOKEN_FIELDS: dict[str, str] = {f"{name}_token_id": token for name, token in SPECIAL_TOKENS.items()}
 """`GPT1Config` field (and collator argument) holding a special token's id → that token, in `SPECIAL_TOKENS` order."""
 
@@ -89,7 +97,7 @@ def classification(
     Returns:
         `list[int]`: The ids of the sequence.
     """
-    check_max_length(max_length, 2)
+    check_max_length(max_length, SPECIAL_TOKENS_PER_SEQUENCE["classification"])
     ids = check_segment(segment, "segment", (start_token_id, extract_token_id))
     if max_length is not None:
         ids = ids[: max_length - 2]
@@ -116,7 +124,7 @@ def entailment(
     Returns:
         `list[int]`: The ids of the sequence.
     """
-    check_max_length(max_length, 3)
+    check_max_length(max_length, SPECIAL_TOKENS_PER_SEQUENCE["entailment"])
     specials = (start_token_id, delimiter_token_id, extract_token_id)
     a = check_segment(premise, "premise", specials)
     b = check_segment(hypothesis, "hypothesis", specials)
@@ -185,7 +193,7 @@ def multiple_choice(
     Returns:
         `list[list[int]]`: One sequence per answer.
     """
-    check_max_length(max_length, 3)
+    check_max_length(max_length, SPECIAL_TOKENS_PER_SEQUENCE["multiple_choice"])
     if segment_cap is not None and (
         not isinstance(segment_cap, int) or isinstance(segment_cap, bool) or segment_cap < 0
     ):
@@ -206,6 +214,7 @@ def multiple_choice(
 __all__ = [
     "IGNORE_INDEX",
     "SPECIAL_TOKENS",
+    "SPECIAL_TOKENS_PER_SEQUENCE",
     "SPECIAL_TOKEN_FIELDS",
     "check_max_length",
     "check_segment",

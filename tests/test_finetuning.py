@@ -164,15 +164,17 @@ def test_rows_to_truncate_counts_what_the_collators_cut():
 
     count = finetuning._rows_to_truncate
     single = datasets.Dataset.from_dict({"segment_a": [[1] * 8, [1] * 9, [1] * 3]})
-    assert count(single, 10, None) == 1  # s text e: 9 + 2 > 10
+    assert count(single, "classification", 10, None) == 1  # s text e: 9 + 2 > 10
     pairs = datasets.Dataset.from_dict({"segment_a": [[1] * 4, [1] * 5], "segment_b": [[2] * 3, [2] * 3]})
-    assert count(pairs, 10, None) == 1  # s a $ b e: 5 + 3 + 3 > 10
+    assert count(pairs, "entailment", 10, None) == 1  # s a $ b e: 5 + 3 + 3 > 10
     choices = datasets.Dataset.from_dict(
         {"context": [[1] * 4, [1] * 4, [1] * 6], "choices": [[[2] * 2, [2] * 3], [[2] * 2, [2] * 4], [[2], [2]]]}
     )
-    assert count(choices, 10, None) == 1  # s context $ answer e for the longest answer: 4 + 4 + 3 > 10
-    assert count(choices, 20, 5) == 1  # a segment over the cap is cut whatever the total
-    assert count(choices.filter(lambda row: len(row["context"]) == 4), 10, None) == 1  # through a filter's index map
+    # s context $ answer e, for the longest answer: 4 + 4 + 3 > 10
+    assert count(choices, "multiple_choice", 10, None) == 1
+    assert count(choices, "multiple_choice", 20, 5) == 1  # a segment over the cap is cut whatever the total
+    filtered = choices.filter(lambda row: len(row["context"]) == 4)  # read through the filter's index mapping
+    assert count(filtered, "multiple_choice", 10, None) == 1
 
 
 def test_prediction_only_run_from_a_folder_without_train_tsv(tiny_lm, tmp_path):
