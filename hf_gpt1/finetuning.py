@@ -277,36 +277,34 @@ def _metric_fn(spec: TaskSpec):
     return compute
 
 
-def _with_lengths(dataset: datasets.Dataset) -> datasets.Dataset:
+def _segment_lengths(dataset: datasets.Dataset, format: str) -> list[np.ndarray]:
+    """Each row's segment lengths in tokens, special tokens excluded: `[text]`, `[a, b]`, or `[context, longest
+    answer]` for multiple choice (every answer's sequence is padded to the longest one's). Read from the token columns
+    with Arrow, through a filter's index mapping, without turning rows into Python lists."""
+    table = dataset.with_format("arrow")[:]
+
+    def lengths(column) -> np.ndarray:
+        return pc.list_value_length(column).to_numpy(zero_copy_only=False).astype(np.int64)
+
+    if format == "multiple_choice":
+        choices = table["choices"].combine_chunks()
+        longest = np.zeros(table.num_rows, dtype=np.int64)
+        np.maximum.at(longest, pc.list_parent_indices(choices).to_numpy(), lengths(pc.list_flatten(choices)))
+        return [lengths(table["context"]), longest]
+    return [lengths(table[name]) for name in ("segment_a", "segment_b") if name in table.column_names]
+
+
+def _with_lengths(dataset: datasets.Dataset, format: str) -> datasets.Dataset:
     """Adds the `length` column that `group_by_length` batching sorts on (segment tokens, specials excluded)."""
-
-    def length(batch: dict[str, list]) -> dict[str, list[int]]:
-        if "choices" in batch:
-            pairs = zip(batch["context"], batch["choices"])
-            return {"length": [len(context) + max(map(len, choices), default=0) for context, choices in pairs]}
-        second = batch.get("segment_b") or [[]] * len(batch["segment_a"])
-        return {"length": [len(a) + len(b) for a, b in zip(batch["segment_a"], second)]}
-
-    return dataset.map(length, batched=True, desc="Lengths")
+    return dataset.add_column("length", sum(_segment_lengths(dataset, format)).tolist())
 
 
 def _rows_to_truncate(dataset: datasets.Dataset, format: str, max_length: int, segment_cap: int | None) -> int:
     """How many rows the collator will shorten: a sequence over `max_length` tokens with the format's special tokens,
-    or a segment over `segment_cap` (counted on the token columns with Arrow, without reading rows into Python)."""
+    or a segment over `segment_cap`."""
     if dataset.num_rows == 0:
         return 0
-    table = dataset.with_format("arrow")[:]  # (follows a filter's index mapping)
-
-    def lengths(column) -> np.ndarray:
-        return pc.list_value_length(column).to_numpy(zero_copy_only=False)
-
-    if format == "multiple_choice":  # s context $ answer_k e for every answer: the longest answer decides
-        choices = table["choices"].combine_chunks()
-        longest = np.zeros(table.num_rows, dtype=np.int64)
-        np.maximum.at(longest, pc.list_parent_indices(choices).to_numpy(), lengths(pc.list_flatten(choices)))
-        segments = [lengths(table["context"]), longest]
-    else:
-        segments = [lengths(table[name]) for name in ("segment_a", "segment_b") if name in table.column_names]
+    segments = _segment_lengths(dataset, format)
     cap = max_length if segment_cap is None else segment_cap
     over_cap = np.logical_or.reduce([segment > cap for segment in segments])
     total = sum(np.minimum(segment, cap) for segment in segments) + SPECIAL_TOKENS_PER_SEQUENCE[format]
@@ -387,7 +385,7 @@ class _FineTuning:
                     split, rows, sources[split], tokenizer, max_length, segment_cap
                 )
         if args.train_sampling_strategy == "group_by_length" and "train" in processed:
-            processed["train"] = _with_lengths(processed["train"])
+            processed["train"] = _with_lengths(processed["train"], spec.format)
         return Prepared(
             model=model,
             tokenizer=tokenizer,

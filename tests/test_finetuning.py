@@ -175,6 +175,10 @@ def test_rows_to_truncate_counts_what_the_collators_cut():
     assert count(choices, "multiple_choice", 20, 5) == 1  # a segment over the cap is cut whatever the total
     filtered = choices.filter(lambda row: len(row["context"]) == 4)  # read through the filter's index mapping
     assert count(filtered, "multiple_choice", 10, None) == 1
+    # group_by_length sorts on the same segment lengths: context + the longest answer, text a + text b
+    assert list(finetuning._with_lengths(choices, "multiple_choice")["length"]) == [7, 8, 7]
+    assert list(finetuning._with_lengths(filtered, "multiple_choice")["length"]) == [7, 8]
+    assert list(finetuning._with_lengths(pairs, "entailment")["length"]) == [7, 8]
 
 
 def test_prediction_only_run_from_a_folder_without_train_tsv(tiny_lm, tmp_path):
