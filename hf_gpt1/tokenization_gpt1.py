@@ -66,8 +66,11 @@ from .formats import SPECIAL_TOKENS
 
 __all__ = [
     "GPT1_SPECIAL_TOKENS",
+    "NO_LENGTH_LIMIT",
+    "GPT1Tokenizer",
     "add_gpt1_special_tokens",
     "from_openai_gpt_files",
+    "gpt1_decoder",
     "gpt1_normalizer",
     "gpt1_pre_tokenizer",
     "gpt1_standardize",
@@ -81,7 +84,8 @@ UNK_TOKEN = "<unk>"
 END_OF_WORD_SUFFIX = "</w>"
 GPT1_SPECIAL_TOKENS = SPECIAL_TOKENS  # the special tokens appended after the BPE vocabulary, in order (formats.py)
 _MODEL_INPUT_NAMES = ["input_ids", "attention_mask"]
-_NO_LIMIT = 1_000_000  # transformers' "no limit" model_max_length is a huge sentinel (int(1e30))
+NO_LENGTH_LIMIT = 1_000_000
+"""`model_max_length` at or above this means "no limit" (transformers' sentinel is int(1e30))."""
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -454,7 +458,7 @@ class GPT1Tokenizer(PreTrainedTokenizerFast):
     def __call__(self, *args, truncation: bool | str | None = None, max_length: int | None = None, **kwargs):
         template = self.backend_tokenizer.post_processor is not None
         if truncation is None and max_length is None and kwargs.get("add_special_tokens", True) and template:
-            if self.model_max_length < _NO_LIMIT:
+            if self.model_max_length < NO_LENGTH_LIMIT:
                 truncation = "longest_first"
         return super().__call__(*args, truncation=truncation, max_length=max_length, **kwargs)
 
@@ -543,7 +547,7 @@ def load_gpt1_tokenizer(name_or_path: str | os.PathLike) -> GPT1Tokenizer:
         folder = Path(snapshot_download(str(name_or_path), allow_patterns=["*.json", "merges.txt"]))
     tokenizer_json = folder / "tokenizer.json"
     try:
-        if tokenizer_json.is_file() and SPECIAL_TOKENS["extract"] in tokenizer_json.read_text(encoding="utf-8"):
+        if tokenizer_json.is_file() and GPT1_SPECIAL_TOKENS["extract"] in tokenizer_json.read_text(encoding="utf-8"):
             tokenizer = GPT1Tokenizer.from_pretrained(folder)
             if isinstance(tokenizer.backend_tokenizer.decoder, decoders.BPEDecoder):  # saved before gpt1_decoder
                 tokenizer.backend_tokenizer.decoder = gpt1_decoder()
@@ -617,7 +621,7 @@ def add_gpt1_special_tokens(tokenizer: PreTrainedTokenizerFast, model: Any | Non
         _resize_model_embeddings(model, len(tokenizer))
         for name, token_id in ids.items():
             setattr(model.config, f"{name}_token_id", token_id)
-        if tokenizer.model_max_length >= _NO_LIMIT:
+        if tokenizer.model_max_length >= NO_LENGTH_LIMIT:
             tokenizer.model_max_length = model.config.n_positions
     return ids
 

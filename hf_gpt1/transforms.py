@@ -36,6 +36,7 @@ from .formats import (
     similarity,
 )
 from .tasks import FORMATS, TaskSpec, get_task
+from .tokenization_gpt1 import NO_LENGTH_LIMIT
 
 __all__ = [
     "GPT1ClassificationCollator",
@@ -123,8 +124,7 @@ class GPT1Collator(ABC):
                     f"The tokenizer has no {token!r} token. Add GPT-1's special tokens with "
                     "hf_gpt1.tokenization_gpt1.add_gpt1_special_tokens(tokenizer, model)."
                 )
-        # transformers uses a huge sentinel (int(1e30)) for "no limit".
-        if "max_length" not in kwargs and tokenizer.model_max_length < 1_000_000:
+        if "max_length" not in kwargs and tokenizer.model_max_length < NO_LENGTH_LIMIT:
             kwargs["max_length"] = tokenizer.model_max_length
         return cls(**ids, **kwargs)
 
