@@ -3,7 +3,8 @@
 * `apply_dropout` / `GPT1Dropout`: dropout with a cheaper random mask on the CPU.
 * `sdpa_attention_forward`: transformers' SDPA attention, except for CPU training with attention dropout, where
   PyTorch's SDPA falls back to an fp32 "math" path; there `cpu_dropout_attention_forward` computes the same thing in
-  the inputs' dtype. The model registers it as its `"sdpa"` implementation on a local `AttentionInterface`.
+  the inputs' dtype; and on a GPU it never picks cuDNN attention, which builds a new graph for every new shape. The
+  model registers it as its `"sdpa"` implementation on a local `AttentionInterface`.
 * `linear_cross_entropy`: the language-model loss L1 fused with the tied LM head (one logits buffer on the CPU).
 
 Each falls back to the plain PyTorch composition under `torch.compile` (the compiler fuses that itself) and off the
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 from torch.nn import functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
 from transformers.integrations.sdpa_attention import sdpa_attention_forward as _transformers_sdpa
 
 # GPU matmuls run on aligned tensor-core kernels when their dimensions are multiples of 8, best of 64.
@@ -25,6 +27,8 @@ _CUDA_ROW_MULTIPLE = 64
 # Rows of logits per chunk of the fused CPU loss: ~16 MiB of fp32 logits, below glibc's mmap threshold, so the chunk
 # temporaries are reused from the heap instead of being page-faulted in again for every chunk.
 _CPU_CHUNK_ELEMENTS = 1 << 22
+# SDPA's GPU backends other than cuDNN attention, in PyTorch's own order of preference.
+_SDPA_BACKENDS_WITHOUT_CUDNN = [SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]
 
 
 def cpu_dropout_mask(shape: torch.Size, p: float) -> torch.Tensor:
@@ -104,10 +108,41 @@ def sdpa_attention_forward(
     scaling: float | None = None,
     **kwargs,
 ) -> tuple[torch.Tensor, None]:
-    """transformers' SDPA attention, with [`cpu_dropout_attention_forward`] for CPU training with attention dropout."""
-    if dropout > 0 and query.device.type == "cpu" and not torch.compiler.is_compiling():
-        return cpu_dropout_attention_forward(module, query, key, value, attention_mask, scaling, dropout, **kwargs)
-    return _transformers_sdpa(module, query, key, value, attention_mask, dropout=dropout, scaling=scaling, **kwargs)
+    """transformers' SDPA attention, with [`cpu_dropout_attention_forward`] for CPU training with attention dropout,
+    and without cuDNN attention off the CPU.
+
+    On an H100, SDPA prefers cuDNN attention, which builds (and caches) a graph for every new (batch, length) shape:
+    on fine-tuning batches of varying length a new-shape step took 213 ms on average instead of 54 ms, the benchmark's
+    real RTE batches ran at 0.50× openai-gpt's speed instead of 1.85×, and the first bf16 `generate` took 10.5 s
+    (issue 17's profiles). Flash or memory-efficient attention serve every shape with one kernel.
+    """
+    if query.device.type == "cpu":
+        if dropout > 0 and not torch.compiler.is_compiling():
+            return cpu_dropout_attention_forward(module, query, key, value, attention_mask, scaling, dropout, **kwargs)
+        return _transformers_sdpa(
+            module, query, key, value, attention_mask, dropout=dropout, scaling=scaling, **kwargs
+        )
+    with _without_cudnn_attention():
+        return _transformers_sdpa(
+            module, query, key, value, attention_mask, dropout=dropout, scaling=scaling, **kwargs
+        )
+
+
+class _CudnnAttentionOff:
+    """SDPA's cuDNN backend off for one call: its flag alone, ~0.4 µs against `sdpa_kernel`'s ~37 µs (decoding one
+    token on a GPU attends 12 times and is bound by such host time)."""
+
+    def __enter__(self) -> None:
+        self.enabled = torch.backends.cuda.cudnn_sdp_enabled()
+        torch.backends.cuda.enable_cudnn_sdp(False)
+
+    def __exit__(self, *exc_info) -> None:
+        torch.backends.cuda.enable_cudnn_sdp(self.enabled)
+
+
+def _without_cudnn_attention():
+    # Under torch.compile, `sdpa_kernel` is the form the compiler records in its graph.
+    return sdpa_kernel(_SDPA_BACKENDS_WITHOUT_CUDNN) if torch.compiler.is_compiling() else _CudnnAttentionOff()
 
 
 class _LinearCrossEntropy(torch.autograd.Function):

@@ -125,3 +125,37 @@ def test_padding_the_output_matrix_changes_neither_the_loss_nor_the_gradients():
     for padded, plain in zip(*results):
         torch.testing.assert_close(padded, plain)
     assert results[1][2].shape == tokens.shape  # the padding never reaches the parameters' gradients
+
+
+def _recording_sdpa(seen: list):
+    def sdpa(query, key, value, **kwargs):
+        seen.append(torch.backends.cuda.cudnn_sdp_enabled())
+        return torch.empty_like(query)
+
+    return sdpa
+
+
+def test_sdpa_off_the_cpu_never_picks_cudnn_attention_and_restores_the_flag(monkeypatch):
+    """cuDNN attention builds a graph per new shape on a GPU (issue 17): our SDPA turns it off for its own call only.
+    Meta tensors stand for a GPU's (any device but the CPU takes that path); the CPU is left as it is."""
+    seen = []
+    monkeypatch.setattr(torch.nn.functional, "scaled_dot_product_attention", _recording_sdpa(seen))
+    assert torch.backends.cuda.cudnn_sdp_enabled()
+    for device in ("meta", "cpu"):
+        q = torch.empty(1, 2, 3, 4, device=device)
+        kernels.sdpa_attention_forward(torch.nn.Module(), q, q, q, None, scaling=0.5)
+    assert seen == [False, True]
+    assert torch.backends.cuda.cudnn_sdp_enabled()  # restored
+
+
+def test_sdpa_without_cudnn_traces_in_one_graph_off_the_cpu():
+    """Under torch.compile the backend choice goes through `sdpa_kernel`, which the compiler records in its graph."""
+    q = torch.empty(1, 2, 3, 4, device="meta")
+
+    def attend(q):
+        return kernels.sdpa_attention_forward(torch.nn.Module(), q, q, q, None, scaling=0.5)[0]
+
+    torch._dynamo.reset()
+    explanation = torch._dynamo.explain(attend)(q)
+    assert explanation.graph_break_count == 0, explanation.break_reasons
+    assert torch.backends.cuda.cudnn_sdp_enabled()
