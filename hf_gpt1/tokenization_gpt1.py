@@ -682,6 +682,22 @@ def train_gpt1_tokenizer(texts: Iterable[str], vocab_size: int, min_frequency: i
         show_progress=False,
     )
     tok.train_from_iterator(texts, trainer=trainer)
-    tokenizer = _wrap(Tokenizer(tok.model))  # drops the trainer's added `<unk>` (it stays id 0 of the model)
+    tokenizer = _wrap(Tokenizer(_alphabet_in_order(tok)))  # drops the trainer's added `<unk>` (id 0 of the model)
     add_gpt1_special_tokens(tokenizer)
     return tokenizer
+
+
+def _alphabet_in_order(trained: Tokenizer) -> models.BPE:
+    """The trained BPE model with its alphabet numbered in character order.
+
+    The `tokenizers` trainer numbers the word-final symbols (`e</w>`) in the iteration order of a hash map that is
+    seeded afresh for every training, so the same texts gave different ids from run to run (and a different model
+    for the same seed). The alphabet (`<unk>` and every one-character symbol, with or without `</w>`) holds the ids
+    below the first merged token; here it is renumbered in sorted order, and the merged tokens keep their ids.
+    """
+    state = json.loads(trained.to_str())["model"]
+    vocab, merges = state["vocab"], [tuple(merge) for merge in state["merges"]]
+    alphabet = [token for token in vocab if token != UNK_TOKEN and len(token.removesuffix(END_OF_WORD_SUFFIX)) == 1]
+    for token, new_id in zip(sorted(alphabet), sorted(vocab[token] for token in alphabet)):
+        vocab[token] = new_id
+    return models.BPE(vocab=vocab, merges=merges, unk_token=UNK_TOKEN, end_of_word_suffix=END_OF_WORD_SUFFIX)

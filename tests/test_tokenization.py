@@ -386,3 +386,19 @@ def test_task_inputs_truncate_by_default_raw_text_never(tok):
         assert len(tok(long, long, truncation=False)["input_ids"]) == len(full)
     finally:
         tok.model_max_length = tok_max
+
+
+def test_training_a_tokenizer_twice_gives_the_same_ids():
+    """The `tokenizers` trainer numbers word-final symbols in a per-training hash order; ours renumbers the alphabet
+    so that the same texts always give the same vocabulary (and the same seed the same model)."""
+    import random
+
+    from hf_gpt1 import train_gpt1_tokenizer
+
+    rng = random.Random(0)
+    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(1, 7))) for _ in range(400)]
+    texts = [" ".join(rng.choice(words) for _ in range(12)) + "." for _ in range(300)]
+    first, second = train_gpt1_tokenizer(texts, 200), train_gpt1_tokenizer(texts, 200)
+    assert first.get_vocab() == second.get_vocab()
+    assert first(texts[0])["input_ids"] == second(texts[0])["input_ids"]
+    assert first.decode(first(texts[0], add_special_tokens=False)["input_ids"]).strip() == texts[0]
