@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import datasets
+import torch
 from transformers import default_data_collator
 
 from .checkpoints import check_model_path, last_complete_checkpoint, load_checkpoint
@@ -97,6 +98,26 @@ class PretrainTrainingArguments(RecipeTrainingArguments):
         default=True,
         metadata={"help": "CPU: keep freed memory in the process (every batch has one shape here; see README)."},
     )
+    dataloader_drop_last: bool = field(
+        default=True,
+        metadata={
+            "help": "Drop each epoch's last partial batch, as the original code does: every step has one shape, so "
+            "a compiled model never recompiles mid-run."
+        },
+    )
+    torch_compile: bool | None = field(
+        default=None,
+        metadata={
+            "help": "torch.compile the model (default: on with a CUDA GPU, where it doubled the speed of an H100 "
+            "pre-training step; off on the CPU). One-time cost: compiling the training step at the first step "
+            "(~60 s on an H100); evaluation runs uncompiled."
+        },
+    )
+
+    def __post_init__(self):
+        if self.torch_compile is None:
+            self.torch_compile = torch.cuda.is_available() and not self.use_cpu
+        super().__post_init__()
 
 
 class PretrainTrainer(GPT1Trainer):

@@ -192,15 +192,24 @@ class Prepared:
     """Anything else the recipe's `finish` step needs (raw test splits, the task, ...)."""
 
 
-def _planned_steps(args: RecipeTrainingArguments, train_dataset: Any) -> int | None:
-    """Optimizer steps a training run will take (None for a corpus without a length)."""
-    if args.max_steps > 0:
-        return args.max_steps
+def _check_planned_steps(args: RecipeTrainingArguments, train_dataset: Any) -> None:
+    """Refuses a training run that would take no optimizer step (a corpus without a length is not checked)."""
     if not hasattr(train_dataset, "__len__"):
-        return None
-    per_step = args.per_device_train_batch_size * max(args.world_size, 1)
-    batches = len(train_dataset) // per_step if args.dataloader_drop_last else math.ceil(len(train_dataset) / per_step)
-    return math.ceil(batches / args.gradient_accumulation_steps) * math.ceil(args.num_train_epochs) if batches else 0
+        return
+    rows, per_step = len(train_dataset), args.per_device_train_batch_size * max(args.world_size, 1)
+    batches = rows // per_step if args.dataloader_drop_last else math.ceil(rows / per_step)
+    if batches == 0 and args.dataloader_drop_last and rows:
+        raise ValueError(
+            f"This run would take 0 optimizer steps: {rows} training rows are fewer than one global batch of "
+            f"{per_step}, and --dataloader_drop_last drops a partial batch: lower --per_device_train_batch_size or "
+            "pass --dataloader_drop_last false."
+        )
+    if batches == 0 or (args.max_steps <= 0 and args.num_train_epochs == 0):
+        raise ValueError(
+            f"This run would take 0 optimizer steps ({rows} training rows, --num_train_epochs "
+            f"{args.num_train_epochs}, a global batch of {per_step}): raise --num_train_epochs or --max_steps, or "
+            "lower the batch size."
+        )
 
 
 def _format_seconds(seconds: float) -> str:
@@ -238,14 +247,7 @@ def run_training(
         set_seed(args.seed)
         prepared = prepare()
         if args.do_train:
-            steps = _planned_steps(args, prepared.train_dataset)
-            if steps == 0:
-                raise ValueError(
-                    f"This run would take 0 optimizer steps ({len(prepared.train_dataset)} training rows, "
-                    f"--num_train_epochs {args.num_train_epochs}, a global batch of "
-                    f"{args.per_device_train_batch_size * args.world_size}): raise --num_train_epochs or "
-                    "--max_steps, or lower the batch size."
-                )
+            _check_planned_steps(args, prepared.train_dataset)
         if main:
             _claim(lock, identity, args.overwrite_output_dir, args.resume)
         if args.retain_cpu_memory and args.device.type == "cpu":
@@ -266,10 +268,14 @@ def run_training(
             if args.resume and main:
                 print(f"Resuming from {resume_from or 'the start (no complete checkpoint yet)'}", flush=True)
             train_result = trainer.train(resume_from_checkpoint=resume_from)
+            steady = trainer.steady_state()  # every process: the token count is summed over them
             trainer.save_model()
         results, lines = finish(trainer, prepared)
         if args.do_train:
-            results = {"train": train_result.metrics, **results, "log_history": trainer.state.log_history}
+            train_metrics = {**train_result.metrics, "steady_state": steady}
+            results = {"train": train_metrics, **results, "log_history": trainer.state.log_history}
+            if steady:
+                lines = [_speed_line(steady, args), *lines]
         if trainer.is_world_process_zero():
             prepared.tokenizer.save_pretrained(args.output_dir)
             write_json_atomic(Path(args.output_dir) / RESULTS_FILE, results)
@@ -305,6 +311,17 @@ def _print_start(args: RecipeTrainingArguments, prepared: Prepared, title: str) 
             "--multi_gpu --num_processes N` runs N on the CPU (docs/SCALING.md).",
             flush=True,
         )
+
+
+def _speed_line(steady: dict[str, float], args: RecipeTrainingArguments) -> str:
+    line = (
+        f"training speed: {steady['tokens_per_s']:,.0f} tokens/s, {steady['steps_per_s']:.2f} steps/s in the "
+        f"steady state ({steady['steps']} steps; the slowest {steady['max_step_over_median']:.1f}× the median); "
+        f"first step {steady['first_step_s']:.1f} s"
+    )
+    if args.torch_compile:
+        line += f" (compilation), {steady['graphs_compiled_after_first_step']} graphs compiled after it"
+    return line
 
 
 def _print_summary(title: str, lines: list[str], args: RecipeTrainingArguments, seconds: float) -> None:

@@ -14,6 +14,8 @@ import errno
 import math
 import platform
 import shutil
+import statistics
+import time
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,7 +25,7 @@ from typing import Any
 
 import torch
 from torch.utils.data import SequentialSampler
-from transformers import Trainer, TrainingArguments
+from transformers import Trainer, TrainerCallback, TrainingArguments
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR, has_length
 from transformers.utils import is_torch_tf32_available
 
@@ -32,6 +34,7 @@ from .checkpoints import last_complete_checkpoint, mark_complete, rotate_checkpo
 __all__ = [
     "GPT1Trainer",
     "RecipeTrainingArguments",
+    "StepClock",
     "TrainingError",
     "check_finite_floats",
     "retain_freed_cpu_memory",
@@ -103,6 +106,85 @@ def check_finite_floats(args: object) -> None:
             raise ValueError(f"--{item.name} {value} is not a finite number.")
 
 
+class StepClock:
+    """Time points of a training loop, without a host↔device sync between them: CUDA events on a GPU (the time
+    between two points is then the GPU's timeline, idle gaps included), `perf_counter` elsewhere."""
+
+    def __init__(self, device: torch.device | str):
+        self.cuda = torch.device(device).type == "cuda"
+        self.marks: list[Any] = []
+
+    def mark(self) -> None:
+        if self.cuda:
+            event = torch.cuda.Event(enable_timing=True)
+            event.record()
+            self.marks.append(event)
+        else:
+            self.marks.append(time.perf_counter())
+
+    def seconds(self) -> list[float]:
+        """The time between consecutive marks (synchronises once)."""
+        if self.cuda:
+            torch.cuda.synchronize()
+            return [a.elapsed_time(b) / 1e3 for a, b in zip(self.marks, self.marks[1:])]
+        return [b - a for a, b in zip(self.marks, self.marks[1:])]
+
+
+class _SteadyState(TrainerCallback):
+    """Steady-state training speed: the steps after the first tenth of the run (at least the first step, which
+    compiles under `--torch_compile` and makes the first allocations), without the ones an evaluation or a
+    checkpoint interrupted. The trainer counts tokens (the attention mask's ones, else every input id) on the device;
+    nothing here synchronises before the end."""
+
+    def __init__(self, trainer: GPT1Trainer):
+        self.trainer = trainer
+        self.clock: StepClock | None = None
+        self.steps_at_mark: list[int] = []  # the global step that ends at each mark after the first
+        self.tokens_at_mark: list[torch.Tensor | int] = []  # the trainer's running token count there
+        self.interrupted: set[int] = set()  # steps whose interval holds an evaluation or a save
+        self.graphs = 0  # dynamo's count of compiled graphs at the end of the first step
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        self.clock, self.steps_at_mark, self.tokens_at_mark, self.interrupted = StepClock(args.device), [], [], set()
+        self.clock.mark()
+
+    def on_step_end(self, args, state, control, **kwargs):
+        self.clock.mark()
+        self.steps_at_mark.append(state.global_step)
+        self.tokens_at_mark.append(self.trainer._tokens_seen)
+        if len(self.steps_at_mark) == 1:
+            self.graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"]
+
+    def on_evaluate(self, args, state, control, **kwargs):
+        self.interrupted.add(state.global_step + 1)
+
+    def on_save(self, args, state, control, **kwargs):
+        self.interrupted.add(state.global_step + 1)
+
+    def summary(self) -> dict[str, float] | None:
+        if self.clock is None or len(self.steps_at_mark) < 3:
+            return None
+        seconds = self.clock.seconds()  # seconds[i]: the step that ends at mark i + 1
+        skip = max(1, len(seconds) // 10)
+        kept = [i for i in range(skip, len(seconds)) if self.steps_at_mark[i] not in self.interrupted]
+        if not kept:
+            return None
+        tokens = torch.stack(
+            [torch.as_tensor(self.tokens_at_mark[i]) - torch.as_tensor(self.tokens_at_mark[i - 1]) for i in kept]
+        )
+        tokens = float(self.trainer.accelerator.reduce(tokens.sum().to(self.trainer.args.device), reduction="sum"))
+        total = sum(seconds[i] for i in kept)
+        steady = [seconds[i] for i in kept]
+        return {
+            "steps": len(kept),
+            "steps_per_s": len(kept) / total,
+            "tokens_per_s": tokens / total,
+            "first_step_s": seconds[0],
+            "max_step_over_median": max(steady) / statistics.median(steady),
+            "graphs_compiled_after_first_step": torch._dynamo.utils.counters["stats"]["unique_graphs"] - self.graphs,
+        }
+
+
 class GPT1Trainer(Trainer):
     """`Trainer` with GPT-1's optimizer grouping, L1/L2 logging and crash-safe checkpoints.
 
@@ -120,6 +202,22 @@ class GPT1Trainer(Trainer):
         super().__init__(*args, **kwargs)
         self._component_sums: dict[str, float] = defaultdict(float)
         self._component_counts: dict[str, int] = defaultdict(int)
+        self._tokens_seen: torch.Tensor | int = 0
+        self._steady_state = _SteadyState(self)
+        self.add_callback(self._steady_state)
+
+    def steady_state(self) -> dict[str, float] | None:
+        """The last `train()`'s steady-state speed (see `_SteadyState`): `steps`, `steps_per_s`, `tokens_per_s`
+        (all processes), `first_step_s`, `max_step_over_median` and `graphs_compiled_after_first_step`; None for a
+        run too short to tell."""
+        return self._steady_state.summary()
+
+    def training_step(self, model, inputs, *args, **kwargs):
+        mask = inputs.get("attention_mask")
+        # a device tensor: counted without a sync; read once, by `steady_state()`
+        count = mask.sum() if mask is not None else inputs["input_ids"].numel()
+        self._tokens_seen = self._tokens_seen + count
+        return super().training_step(model, inputs, *args, **kwargs)
 
     def get_decay_parameter_names(self, model: torch.nn.Module) -> list[str]:
         return [name for name, param in model.named_parameters() if param.ndim >= 2]

@@ -165,6 +165,7 @@ def main() -> dict:
             warmup_steps=max(1, args.pretrain_steps // 12),
             eval_steps=max(1, args.pretrain_steps // 4),
             save_steps=args.pretrain_steps,
+            dataloader_drop_last=args.faithful,
             **common,
         ),
     )

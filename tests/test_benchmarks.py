@@ -64,6 +64,23 @@ def test_benchmark_runs_on_a_tiny_config(bench, tmp_path, capsys):
     # same weights and a deterministic greedy decode: both packages continue the prompt identically
     assert run["generate"]["b1"]["greedy_token_agreement"] == 1.0
     assert run["finetune"]["real_tokens_per_repeat"][0] <= run["finetune"]["padded_tokens_per_repeat"][0]
+    # transformers' static cache (compiled decoding on a GPU) continues exactly as the dynamic cache does
+    assert run["generate"]["b1"]["static_equals_eager"] and run["generate"]["b2"]["static_equals_eager"]
+    rows = {row["task"]: row for row in saved["rows"]}
+    assert rows["generate_b1"]["ours_static_tok_s"] > 0 and "static cache" in saved["table"]
+    assert rows["finetune"]["ours_max_step_over_median"] >= 1.0 and "× median" in saved["table"]
+
+    # the same measurements, as if taken at GPT-1 size in bf16 on a GPU: issue 17's targets are checked
+    saved["device"] = "cuda"
+    saved["runs"] = {"gpt1/bf16": run}
+    saved["matmul_peak_flops"] = {"bf16": saved["matmul_peak_flops"]["fp32"]}
+    targets = {row["task"]: [t["what"] for t in row["targets"]] for row in bench.rows_of(saved)}
+    assert targets == {
+        "finetune": ["×ref", "median/max step", "mem ≤ ref"],
+        "pretrain": ["×ref", "MFU", "mem ≤ ref"],
+        "generate_b1": ["tok/s"],
+        "generate_b2": [],
+    }
 
 
 def test_reference_gets_the_same_weights(bench):

@@ -119,3 +119,23 @@ def test_fullgraph_compile_trains():
 @pytest.mark.parametrize("case", ["lm", "clf"])
 def test_inductor_compile_matches_eager(case):
     assert_compiled_matches_eager(case, 1e-4)  # inductor's generated kernels round differently
+
+
+def test_generate_with_a_static_cache_takes_transformers_compiled_decoding_path():
+    """transformers' `generate` compiles the decode step itself when the cache is static on a GPU; forced onto the
+    CPU here (`_compile_all_devices`), the compiled decoding gives the eager tokens."""
+    from transformers import CompileConfig
+
+    model = GPT1LMHeadModel(tiny_config()).eval()
+    prompt = torch.randint(0, 60, (2, 5))
+    expected = model.generate(prompt, max_new_tokens=12, do_sample=False)
+    compile_config = CompileConfig(backend="eager", mode=None, fullgraph=True)
+    compile_config._compile_all_devices = True
+    torch._dynamo.reset()
+    torch._dynamo.utils.counters.clear()
+    got = model.generate(
+        prompt, max_new_tokens=12, do_sample=False, cache_implementation="static", compile_config=compile_config
+    )
+    assert torch.equal(got, expected)
+    # one graph for all 11 decode steps: the static cache's shapes never change, so nothing recompiles per token
+    assert torch._dynamo.utils.counters["stats"]["unique_graphs"] == 1

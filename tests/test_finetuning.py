@@ -273,9 +273,13 @@ def test_summary_at_the_end_and_validation_evaluated_once(tiny_lm, glue_slice, t
     printed = capsys.readouterr().out
     assert "glue rte: 1 process on cpu; global batch 16 per device × 1 × 1 accumulation = 16" in printed
     summary = printed[printed.index("== glue rte: done in") :].splitlines()
-    assert summary[1].startswith("  best checkpoint (by eval_validation_accuracy): ")
-    assert summary[2].startswith("  validation: accuracy ")
-    assert summary[3] == f"  test: 30 predictions -> {out / 'RTE.tsv'}"
+    assert summary[1].startswith("  training speed: ") and "tokens/s" in summary[1] and "first step" in summary[1]
+    assert summary[2].startswith("  best checkpoint (by eval_validation_accuracy): ")
+    assert summary[3].startswith("  validation: accuracy ")
+    assert summary[4] == f"  test: 30 predictions -> {out / 'RTE.tsv'}"
+    steady = json.loads((out / "all_results.json").read_text())["train"]["steady_state"]
+    assert steady["steps"] == 5  # 96 rows in batches of 16, less the first step
+    assert 0 < steady["tokens_per_s"] < steady["steps_per_s"] * 16 * 64  # real tokens, fewer than 16 full rows
     assert summary[-2:] == [f"  model + tokenizer: {out}", f"  results: {out / 'all_results.json'}"]
 
 
@@ -580,7 +584,11 @@ def test_zero_step_run_is_refused_before_claiming(capsys, tiny_lm, tmp_path, no_
     err = glue_error(capsys, csv_args(tiny_lm, tmp_path / "out", train, "--num_train_epochs", "0"))
     assert "0 optimizer steps" in err and "--num_train_epochs" in err
     err = glue_error(capsys, csv_args(tiny_lm, tmp_path / "out", train, "--per_device_train_batch_size", "64"))
-    assert "0 optimizer steps" in err  # 8 rows, a 64-row batch, the last partial batch dropped
+    assert "0 optimizer steps" in err and "--dataloader_drop_last false" in err  # 8 rows, a 64-row batch, dropped
+    err = glue_error(
+        capsys, csv_args(tiny_lm, tmp_path / "out", train, "--per_device_train_batch_size", "64", "--max_steps", "5")
+    )
+    assert "0 optimizer steps" in err  # max_steps cannot train on a loader that yields no batch
     assert not (tmp_path / "out").exists()
 
 

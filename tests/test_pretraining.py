@@ -97,3 +97,83 @@ def test_bad_arguments_are_refused_before_anything_runs(argv, fragment, capsys, 
     err = run_cli(capsys, lambda: pretrain_main(full))
     assert fragment in err
     assert not out.exists()
+
+
+def test_compiled_pretraining_compiles_one_graph_for_the_whole_run(tmp_path):
+    """Under `--torch_compile` (the default on a GPU) every training step has one shape: an epoch's partial last batch
+    is dropped (5 windows, batches of 2), so the graph compiled at the first step serves the whole run (evaluation,
+    with a partial last batch, runs uncompiled)."""
+    import datasets
+    import torch
+    from transformers import TrainerCallback
+
+    from hf_gpt1 import GPT1LMHeadModel
+    from tests.conftest import tiny_config
+
+    windows = torch.randint(0, 60, (5, 16)).tolist()
+    train = datasets.Dataset.from_dict({"input_ids": windows, "labels": windows})
+    held_out = train.select(range(3))  # evaluation batches of 2: a partial last one
+    args = PretrainTrainingArguments(
+        output_dir=str(tmp_path), report_to=[], num_train_epochs=2, per_device_train_batch_size=2,
+        per_device_eval_batch_size=2, eval_steps=2, save_strategy="no", warmup_steps=0, logging_steps=1,
+        torch_compile=True, torch_compile_backend="eager", dataloader_num_workers=0, disable_tqdm=True,
+    )  # fmt: skip
+    graphs = []
+
+    class CountGraphs(TrainerCallback):
+        def on_step_end(self, args, state, control, **kwargs):
+            graphs.append(("step", state.global_step, torch._dynamo.utils.counters["stats"]["unique_graphs"]))
+
+        def on_evaluate(self, args, state, control, **kwargs):
+            graphs.append(("eval", state.global_step, torch._dynamo.utils.counters["stats"]["unique_graphs"]))
+
+    torch._dynamo.reset()
+    torch._dynamo.utils.counters.clear()
+    trainer = PretrainTrainer(
+        model=GPT1LMHeadModel(tiny_config()), args=args, train_dataset=train, eval_dataset=held_out,
+        callbacks=[CountGraphs()],
+    )  # fmt: skip
+    trainer.train()
+    assert [(event, step) for event, step, _ in graphs] == [
+        ("step", 1), ("step", 2), ("eval", 2), ("step", 3), ("step", 4), ("eval", 4),
+    ]  # fmt: skip
+    assert {count for _, _, count in graphs} == {1}, graphs
+    assert trainer.steady_state()["graphs_compiled_after_first_step"] == 0
+
+
+def test_steady_state_speed_leaves_out_the_first_step_and_steps_interrupted_by_evaluation(tmp_path):
+    """12 steps of 2 × 16 tokens, evaluated after steps 4, 8 and 12: steps 2-12 less 5 and 9 are the steady state."""
+    import datasets
+    import torch
+
+    from hf_gpt1 import GPT1LMHeadModel
+    from tests.conftest import tiny_config
+
+    windows = torch.randint(0, 60, (12, 16)).tolist()
+    train = datasets.Dataset.from_dict({"input_ids": windows, "labels": windows})
+    args = PretrainTrainingArguments(
+        output_dir=str(tmp_path), report_to=[], num_train_epochs=2, per_device_train_batch_size=2, eval_steps=4,
+        save_strategy="no", warmup_steps=0, dataloader_num_workers=0, disable_tqdm=True,
+    )  # fmt: skip
+    trainer = PretrainTrainer(
+        model=GPT1LMHeadModel(tiny_config()), args=args, train_dataset=train, eval_dataset=train.select(range(2))
+    )
+    trainer.train()
+    steady = trainer.steady_state()
+    assert steady["steps"] == 9
+    assert steady["tokens_per_s"] == pytest.approx(2 * 16 * steady["steps_per_s"])
+    assert steady["max_step_over_median"] >= 1 and steady["first_step_s"] > 0
+    assert steady["graphs_compiled_after_first_step"] == 0
+
+
+def test_compilation_is_the_default_on_a_cuda_gpu_only(tmp_path, monkeypatch):
+    import torch
+
+    def args(**kwargs):
+        return PretrainTrainingArguments(output_dir=str(tmp_path), report_to=[], **kwargs)
+
+    assert args().torch_compile is False and args().dataloader_drop_last  # this machine has no CUDA GPU
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert args().torch_compile is True
+    assert args(torch_compile=False).torch_compile is False
+    assert args(use_cpu=True).torch_compile is False
