@@ -160,14 +160,20 @@ def pack_windows(documents, tokenizer, window: int, limit: int | None = None):
     return packed
 
 
-def _texts(documents, limit_chars: int = 200_000_000):
-    """Yields the corpus text for tokenizer training (a bounded prefix for streamed corpora)."""
-    seen = 0
-    for row in documents:
-        seen += len(row["text"])
-        yield row["text"]
-        if seen >= limit_chars:
-            return
+class _Texts:
+    """The corpus text for tokenizer training, a bounded prefix of it for large or streamed corpora; iterable more
+    than once (the BPE trainer reads it twice)."""
+
+    def __init__(self, documents, limit_chars: int = 200_000_000):
+        self.documents, self.limit_chars = documents, limit_chars
+
+    def __iter__(self):
+        seen = 0
+        for row in self.documents:
+            seen += len(row["text"])
+            yield row["text"]
+            if seen >= self.limit_chars:
+                return
 
 
 def _check_arguments(model_args: PretrainModelArguments, data_args: PretrainDataArguments) -> None:
@@ -226,6 +232,7 @@ class _Pretraining:
             "recipe": "pretrain",
             "model": dataclasses.asdict(self.model_args),
             "data": dataclasses.asdict(self.data_args),
+            "seed": self.args.seed,
         }
 
     def prepare(self) -> Prepared:
@@ -279,14 +286,13 @@ class _Pretraining:
             check_model_path(source, flag)
         resumed = last_complete_checkpoint(args.output_dir) if args.resume else None
         if not source and resumed:
-            source = resumed  # the BPE this run trained before it stopped: a re-trained one would differ (see below)
+            source = resumed  # the BPE this run trained before it stopped (not trained again)
         if source:
             return load_gpt1_tokenizer(source)
-        # BPE training breaks ties between equally frequent pairs in a per-process random (hash) order, so two
-        # processes train different vocabularies from the same text: train once, on the main process, and share it.
+        # Trained once, on the main process, and shared over the process group (no shared disk needed).
         tokenizer = None
         if args.process_index == 0:
-            tokenizer = train_gpt1_tokenizer(_texts(train_docs), vocab_size=model_args.vocab_size)
+            tokenizer = train_gpt1_tokenizer(_Texts(train_docs), vocab_size=model_args.vocab_size)
             add_gpt1_special_tokens(tokenizer)
         if args.world_size > 1:
             tokenizer = _share_tokenizer(tokenizer, args.process_index)

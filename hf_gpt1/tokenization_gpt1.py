@@ -227,7 +227,8 @@ _END = "(?: |\\z)"  # end of the current word (words are separated by single spa
 
 def _block(words: Iterable[str]) -> str:
     """Zero-width: the word containing the current position is none of `words` (spaCy's special-case check)."""
-    return "(?![^ ]*+(?<=" + "|".join(" " + _esc(w) for w in sorted(set(words), key=len)) + ")" + _END + ")"
+    ordered = sorted(set(words), key=lambda w: (len(w), w))  # (not hash order: a saved tokenizer is the same file)
+    return "(?![^ ]*+(?<=" + "|".join(" " + _esc(w) for w in ordered) + ")" + _END + ")"
 
 
 def _spacy_rules() -> list[normalizers.Normalizer]:
@@ -656,14 +657,20 @@ def _resize_model_embeddings(model: Any, size: int) -> None:
 
 def train_gpt1_tokenizer(texts: Iterable[str], vocab_size: int, min_frequency: int = 2) -> PreTrainedTokenizerFast:
     """
-    Trains a new GPT-1-style BPE tokenizer.
+    Trains a new GPT-1-style BPE tokenizer; the same texts always give the same tokenizer.
 
     Same normalization and word splitting as [`original_tokenizer`] (lower-cased), `</w>` end-of-word suffix,
     `<unk>` as id 0 (unknown symbols map to it, as in the original), and the four GPT-1 special tokens appended as the
     last four ids, mirroring the original layout.
 
+    The texts are read twice. The `tokenizers` trainer numbers the word-final symbols (`e</w>`) in the order of a
+    hash map seeded afresh for every training, and breaks ties between equally frequent pairs by those numbers, so
+    one training gave different ids, and where pairs tied different merges, from run to run. The first reading
+    collects the alphabet (no merges); the second trains with every symbol of it numbered in sorted order.
+
     Args:
-        texts (`Iterable[str]`): the training texts (any iterable, consumed once).
+        texts (`Iterable[str]`): the training texts: a list, a dataset column or any collection that can be iterated
+            twice (not a generator).
         vocab_size (`int`): the size of the learned vocabulary (`<unk>`, the alphabet and the merges), without the
             four special tokens.
         min_frequency (`int`, *optional*, defaults to 2): the minimum count of a pair to be merged.
@@ -671,33 +678,40 @@ def train_gpt1_tokenizer(texts: Iterable[str], vocab_size: int, min_frequency: i
     Returns:
         [`PreTrainedTokenizerFast`]: with `len(tokenizer) == learned vocabulary + 4`.
     """
+    if iter(texts) is texts:
+        raise TypeError(
+            "train_gpt1_tokenizer reads the texts twice: pass a list, a dataset column or another collection, not an "
+            "iterator or generator."
+        )
+    alphabet = _train_bpe(texts, vocab_size=0).get_vocab()  # no merges: `<unk>` and the alphabet
+    word_final = sorted(symbol for symbol in alphabet if symbol.endswith(END_OF_WORD_SUFFIX))
+    characters = sorted(symbol for symbol in alphabet if len(symbol) == 1)
+    trained = _train_bpe(texts, vocab_size, min_frequency, numbered=word_final, initial_alphabet=characters)
+    tokenizer = _wrap(Tokenizer(trained.model))  # the model alone: no added tokens from the trainer's special ones
+    add_gpt1_special_tokens(tokenizer)
+    return tokenizer
+
+
+def _train_bpe(
+    texts: Iterable[str],
+    vocab_size: int,
+    min_frequency: int = 2,
+    numbered: list[str] | None = None,
+    initial_alphabet: list[str] | None = None,
+) -> Tokenizer:
+    """One `tokenizers` BPE training with GPT-1's normalizer, word splitting and suffix. The trainer gives the ids
+    0, 1, ... to `<unk>` and then to `numbered` (passed to it as special tokens, which words still use as symbols),
+    then to `initial_alphabet` in character order, before the merges."""
     tok = Tokenizer(models.BPE(unk_token=UNK_TOKEN, end_of_word_suffix=END_OF_WORD_SUFFIX))
     tok.normalizer = gpt1_normalizer()
     tok.pre_tokenizer = gpt1_pre_tokenizer()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,
         min_frequency=min_frequency,
-        special_tokens=[UNK_TOKEN],
+        special_tokens=[UNK_TOKEN, *(numbered or [])],
+        initial_alphabet=initial_alphabet or [],
         end_of_word_suffix=END_OF_WORD_SUFFIX,
         show_progress=False,
     )
     tok.train_from_iterator(texts, trainer=trainer)
-    tokenizer = _wrap(Tokenizer(_alphabet_in_order(tok)))  # drops the trainer's added `<unk>` (id 0 of the model)
-    add_gpt1_special_tokens(tokenizer)
-    return tokenizer
-
-
-def _alphabet_in_order(trained: Tokenizer) -> models.BPE:
-    """The trained BPE model with its alphabet numbered in character order.
-
-    The `tokenizers` trainer numbers the word-final symbols (`e</w>`) in the iteration order of a hash map that is
-    seeded afresh for every training, so the same texts gave different ids from run to run (and a different model
-    for the same seed). The alphabet (`<unk>` and every one-character symbol, with or without `</w>`) holds the ids
-    below the first merged token; here it is renumbered in sorted order, and the merged tokens keep their ids.
-    """
-    state = json.loads(trained.to_str())["model"]
-    vocab, merges = state["vocab"], [tuple(merge) for merge in state["merges"]]
-    alphabet = [token for token in vocab if token != UNK_TOKEN and len(token.removesuffix(END_OF_WORD_SUFFIX)) == 1]
-    for token, new_id in zip(sorted(alphabet), sorted(vocab[token] for token in alphabet)):
-        vocab[token] = new_id
-    return models.BPE(vocab=vocab, merges=merges, unk_token=UNK_TOKEN, end_of_word_suffix=END_OF_WORD_SUFFIX)
+    return tok

@@ -92,9 +92,17 @@ class RecipeTrainingArguments(TrainingArguments):
         # of 1 and trains alone on all the data), and data loaders do not ask for pinned memory.
         if not torch.accelerator.is_available():
             self.use_cpu = True
-        if self.tf32 is None and not self.use_cpu and is_torch_tf32_available():
-            self.tf32 = True  # fp32 matmuls on Ampere or newer run on TF32 tensor cores unless --tf32 false
+        if not self.use_cpu and torch.cuda.is_available():
+            self._cuda_defaults()
         super().__post_init__()
+
+    def _cuda_defaults(self) -> None:
+        if self.tf32 is None and is_torch_tf32_available():
+            self.tf32 = True  # fp32 matmuls on Ampere or newer run on TF32 tensor cores unless --tf32 false
+        if self.accelerator_config is None:
+            # Batches come from pinned memory (`dataloader_pin_memory`); a blocking copy of each one to the GPU would
+            # wait for every kernel queued before it, so the host could never prepare a step while the GPU runs one.
+            self.accelerator_config = {"non_blocking": True}
 
 
 def check_finite_floats(args: object) -> None:

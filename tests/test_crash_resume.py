@@ -110,7 +110,7 @@ def test_pretrain_killed_and_resumed_matches_an_unbroken_run(tmp_path):
     got = pretrain_main([*argv, "--resume"])
     step = int(resumed_from.rsplit("-", 1)[1])
     assert 4 <= step < 12
-    # The resumed run kept the BPE the killed process trained (a re-trained one may number tokens differently) ...
+    # The resumed run kept the BPE the killed process trained (it is not trained again) ...
     assert (crashed / "tokenizer.json").read_text() == (Path(resumed_from) / "tokenizer.json").read_text()
 
     # ... so the unbroken reference run uses that same tokenizer; everything else is identical.

@@ -177,3 +177,20 @@ def test_compilation_is_the_default_on_a_cuda_gpu_only(tmp_path, monkeypatch):
     assert args().torch_compile is True
     assert args(torch_compile=False).torch_compile is False
     assert args(use_cpu=True).torch_compile is False
+
+
+def test_resume_with_another_seed_is_refused(capsys, tiny_lm, wikitext_slice, tmp_path):
+    """The seed is part of a pre-training run's identity, as of a fine-tuning run's: `--resume` with another seed
+    would continue with other batches and dropout masks than the run it claims to continue."""
+    import shutil
+
+    from tests.conftest import TINY_LM
+
+    run = tmp_path / "run"
+    shutil.copytree(tiny_lm, run)
+    argv = ["--train_files", str(wikitext_slice["train"]), "--validation_files", str(wikitext_slice["validation"])]
+    argv += ["--output_dir", str(run), *TINY_LM, "--dropout", "0", "--max_steps", "16"]
+    argv += ["--per_device_train_batch_size", "8", "--warmup_steps", "4", "--eval_steps", "8", "--save_steps", "8"]
+    argv += ["--logging_steps", "4", "--resume", *COMMON]
+    err = run_cli(capsys, lambda: pretrain_main([*argv, "--seed", "2"]))
+    assert "seed" in err and "--resume" in err

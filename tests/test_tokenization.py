@@ -389,8 +389,8 @@ def test_task_inputs_truncate_by_default_raw_text_never(tok):
 
 
 def test_training_a_tokenizer_twice_gives_the_same_ids():
-    """The `tokenizers` trainer numbers word-final symbols in a per-training hash order; ours renumbers the alphabet
-    so that the same texts always give the same vocabulary (and the same seed the same model)."""
+    """The `tokenizers` trainer numbers word-final symbols in a per-training hash order; ours trains with the alphabet
+    numbered in sorted order, so that the same texts always give the same vocabulary (and one seed one model)."""
     import random
 
     from hf_gpt1 import train_gpt1_tokenizer
@@ -402,3 +402,18 @@ def test_training_a_tokenizer_twice_gives_the_same_ids():
     assert first.get_vocab() == second.get_vocab()
     assert first(texts[0])["input_ids"] == second(texts[0])["input_ids"]
     assert first.decode(first(texts[0], add_special_tokens=False)["input_ids"]).strip() == texts[0]
+    with pytest.raises(TypeError, match="reads the texts twice"):
+        train_gpt1_tokenizer(iter(texts), 200)
+
+
+def test_a_trained_tokenizer_is_saved_as_the_same_file_in_every_process(tmp_path):
+    """Python's string hashing differs per process (PYTHONHASHSEED): no part of the saved tokenizer may follow it."""
+    code = (
+        "import sys; from hf_gpt1 import train_gpt1_tokenizer; "
+        "texts = [f'word{i % 37} and the {i % 11}th, said Mr. Smith.' for i in range(300)]; "
+        "train_gpt1_tokenizer(texts, 120).save_pretrained(sys.argv[1])"
+    )
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        subprocess.run([sys.executable, "-c", code, str(tmp_path / seed)], check=True, env=env, cwd=REPO_ROOT)
+    assert (tmp_path / "1" / "tokenizer.json").read_text() == (tmp_path / "2" / "tokenizer.json").read_text()

@@ -209,6 +209,24 @@ def test_cpu_defaults(tmp_path):
     assert args.do_train and not args.retain_cpu_memory
 
 
+def test_cuda_defaults_tf32_and_batches_copied_without_blocking(tmp_path, monkeypatch):
+    """On a CUDA GPU (applied by hand here: this machine has none) fp32 matmuls use TF32 and each batch is copied
+    from pinned memory without waiting for the GPU; a user's own accelerator config is left alone."""
+    monkeypatch.setattr(trainer_module, "is_torch_tf32_available", lambda: True)
+    args = arguments(tmp_path)
+    args.tf32 = args.accelerator_config = None
+    args._cuda_defaults()
+    assert args.tf32 and args.accelerator_config == {"non_blocking": True}
+    args.accelerator_config = {"split_batches": True}
+    args._cuda_defaults()
+    assert args.accelerator_config == {"split_batches": True}
+    # what the default becomes: Accelerate's data loaders copy batches with non_blocking=True
+    trainer = GPT1Trainer(
+        model=GPT1LMHeadModel(tiny_config()), args=arguments(tmp_path, accelerator_config={"non_blocking": True})
+    )
+    assert trainer.accelerator.dataloader_config.non_blocking
+
+
 def test_retained_cpu_memory_is_reused_without_page_faults():
     """A freed 64 MiB tensor's pages serve the next one instead of being faulted in again (in a fresh process: the
     setting is process-wide)."""
