@@ -394,7 +394,7 @@ def bench_finetune(args, size, dtype, device, log) -> dict:
             clock.mark()
         sync(device)
         elapsed = time.perf_counter() - t
-        step_seconds.setdefault(name, []).extend(clock.seconds())
+        step_seconds.setdefault(name, []).extend(clock.settle())
         return elapsed
 
     times = alternate(["ref", "ours", "ours+grouped", "ours+table"], args.repeats, run)

@@ -120,48 +120,61 @@ class StepClock:
 
     def __init__(self, device: torch.device | str):
         self.cuda = torch.device(device).type == "cuda"
-        self.marks: list[Any] = []
+        self.seconds: list[float] = []  # between consecutive marks, once settled
+        self._marks: list[Any] = []
 
     def mark(self) -> None:
         if self.cuda:
             event = torch.cuda.Event(enable_timing=True)
             event.record()
-            self.marks.append(event)
+            self._marks.append(event)
         else:
-            self.marks.append(time.perf_counter())
+            self._marks.append(time.perf_counter())
 
-    def seconds(self) -> list[float]:
-        """The time between consecutive marks (synchronises once)."""
-        if self.cuda:
-            torch.cuda.synchronize()
-            return [a.elapsed_time(b) / 1e3 for a, b in zip(self.marks, self.marks[1:])]
-        return [b - a for a, b in zip(self.marks, self.marks[1:])]
+    def settle(self) -> list[float]:
+        """Adds the times between the marks so far to `seconds` (waiting once for the device) and keeps only the last
+        mark, as the start of the next interval; returns `seconds`."""
+        if len(self._marks) > 1:
+            if self.cuda:
+                self._marks[-1].synchronize()
+                self.seconds += [a.elapsed_time(b) / 1e3 for a, b in zip(self._marks, self._marks[1:])]
+            else:
+                self.seconds += [b - a for a, b in zip(self._marks, self._marks[1:])]
+            self._marks = self._marks[-1:]
+        return self.seconds
 
 
 class _SteadyState(TrainerCallback):
     """Steady-state training speed: the steps after the first tenth of the run (at least the first step, which
     compiles under `--torch_compile` and makes the first allocations), without the ones an evaluation or a
-    checkpoint interrupted. The trainer counts tokens (the attention mask's ones, else every input id) on the device;
-    nothing here synchronises before the end."""
+    checkpoint interrupted. The trainer counts each step's tokens (the attention mask's ones, else every input id) on
+    the device; they and the step times are read when the Trainer has just synchronised to log the loss, so this adds
+    no sync of its own and keeps no more than a logging interval of device objects."""
 
     def __init__(self, trainer: GPT1Trainer):
         self.trainer = trainer
         self.clock: StepClock | None = None
-        self.steps_at_mark: list[int] = []  # the global step that ends at each mark after the first
-        self.tokens_at_mark: list[torch.Tensor | int] = []  # the trainer's running token count there
+        self.steps: list[int] = []  # the global step of each timed step
+        self.tokens: list[int] = []  # its tokens on this process, once read
+        self.unread: list[torch.Tensor | int] = []  # token counts of the steps since the last reading
         self.interrupted: set[int] = set()  # steps whose interval holds an evaluation or a save
         self.graphs = 0  # dynamo's count of compiled graphs at the end of the first step
 
     def on_train_begin(self, args, state, control, **kwargs):
-        self.clock, self.steps_at_mark, self.tokens_at_mark, self.interrupted = StepClock(args.device), [], [], set()
+        self.clock, self.steps, self.tokens, self.unread, self.interrupted = StepClock(args.device), [], [], [], set()
+        self.trainer._step_tokens = 0
         self.clock.mark()
 
     def on_step_end(self, args, state, control, **kwargs):
         self.clock.mark()
-        self.steps_at_mark.append(state.global_step)
-        self.tokens_at_mark.append(self.trainer._tokens_seen)
-        if len(self.steps_at_mark) == 1:
+        self.steps.append(state.global_step)
+        self.unread.append(self.trainer._step_tokens)
+        self.trainer._step_tokens = 0
+        if len(self.steps) == 1:
             self.graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"]
+
+    def on_log(self, args, state, control, **kwargs):
+        self._read()
 
     def on_evaluate(self, args, state, control, **kwargs):
         self.interrupted.add(state.global_step + 1)
@@ -169,18 +182,23 @@ class _SteadyState(TrainerCallback):
     def on_save(self, args, state, control, **kwargs):
         self.interrupted.add(state.global_step + 1)
 
+    def _read(self) -> None:
+        if self.clock is not None:
+            self.clock.settle()
+            self.tokens += [int(count) for count in self.unread]
+            self.unread = []
+
     def summary(self) -> dict[str, float] | None:
-        if self.clock is None or len(self.steps_at_mark) < 3:
+        self._read()
+        if self.clock is None or len(self.steps) < 3:
             return None
-        seconds = self.clock.seconds()  # seconds[i]: the step that ends at mark i + 1
+        seconds = self.clock.seconds  # seconds[i]: the step that ended at mark i + 1
         skip = max(1, len(seconds) // 10)
-        kept = [i for i in range(skip, len(seconds)) if self.steps_at_mark[i] not in self.interrupted]
+        kept = [i for i in range(skip, len(seconds)) if self.steps[i] not in self.interrupted]
         if not kept:
             return None
-        tokens = torch.stack(
-            [torch.as_tensor(self.tokens_at_mark[i]) - torch.as_tensor(self.tokens_at_mark[i - 1]) for i in kept]
-        )
-        tokens = float(self.trainer.accelerator.reduce(tokens.sum().to(self.trainer.args.device), reduction="sum"))
+        tokens = torch.tensor(sum(self.tokens[i] for i in kept), device=self.trainer.args.device)
+        tokens = float(self.trainer.accelerator.reduce(tokens, reduction="sum"))
         total = sum(seconds[i] for i in kept)
         steady = [seconds[i] for i in kept]
         return {
@@ -210,7 +228,7 @@ class GPT1Trainer(Trainer):
         super().__init__(*args, **kwargs)
         self._component_sums: dict[str, float] = defaultdict(float)
         self._component_counts: dict[str, int] = defaultdict(int)
-        self._tokens_seen: torch.Tensor | int = 0
+        self._step_tokens: torch.Tensor | int = 0  # this optimizer step's tokens so far, on the device
         self._steady_state = _SteadyState(self)
         self.add_callback(self._steady_state)
 
@@ -222,9 +240,8 @@ class GPT1Trainer(Trainer):
 
     def training_step(self, model, inputs, *args, **kwargs):
         mask = inputs.get("attention_mask")
-        # a device tensor: counted without a sync; read once, by `steady_state()`
-        count = mask.sum() if mask is not None else inputs["input_ids"].numel()
-        self._tokens_seen = self._tokens_seen + count
+        # counted on the device, without a sync (read at the next log line)
+        self._step_tokens = self._step_tokens + (mask.sum() if mask is not None else inputs["input_ids"].numel())
         return super().training_step(model, inputs, *args, **kwargs)
 
     def get_decay_parameter_names(self, model: torch.nn.Module) -> list[str]:
