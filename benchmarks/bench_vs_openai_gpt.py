@@ -537,8 +537,8 @@ def bench_generate(args, size, dtype, device, log) -> dict:
         entry = {
             "greedy_token_agreement": agree,
             "static_equals_eager": torch.equal(outs["ours+static"], outs["ours"]),
+            "sides": {},
         }
-        entry["sides"] = {}
         for name, ts in times.items():
             entry["sides"][name] = {
                 "seconds": ts,
