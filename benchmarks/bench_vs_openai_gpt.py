@@ -503,8 +503,9 @@ def bench_generate(args, size, dtype, device, log) -> dict:
         def gen(name, n, prompt=prompt):
             # ours+static: transformers' static cache, with which `generate` compiles the decode step on a GPU
             cache = {"cache_implementation": "static"} if name == "ours+static" else {}
-            with torch.inference_mode(), sides[name.split("+")[0]].autocast:
-                return sides[name.split("+")[0]].model.generate(
+            side = sides[name.split("+")[0]]
+            with torch.inference_mode(), side.autocast:
+                return side.model.generate(
                     prompt,
                     attention_mask=torch.ones_like(prompt),
                     max_new_tokens=n,

@@ -15,6 +15,7 @@ CPU. Measurements behind each choice are in benchmarks/README.md. The model code
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 
 import torch
 from torch import nn
@@ -116,13 +117,10 @@ def sdpa_attention_forward(
     real RTE batches ran at 0.50× openai-gpt's speed instead of 1.85×, and the first bf16 `generate` took 10.5 s
     (issue 17's profiles). Flash or memory-efficient attention serve every shape with one kernel.
     """
-    if query.device.type == "cpu":
-        if dropout > 0 and not torch.compiler.is_compiling():
-            return cpu_dropout_attention_forward(module, query, key, value, attention_mask, scaling, dropout, **kwargs)
-        return _transformers_sdpa(
-            module, query, key, value, attention_mask, dropout=dropout, scaling=scaling, **kwargs
-        )
-    with _without_cudnn_attention():
+    on_cpu = query.device.type == "cpu"
+    if on_cpu and dropout > 0 and not torch.compiler.is_compiling():
+        return cpu_dropout_attention_forward(module, query, key, value, attention_mask, scaling, dropout, **kwargs)
+    with nullcontext() if on_cpu else _without_cudnn_attention():
         return _transformers_sdpa(
             module, query, key, value, attention_mask, dropout=dropout, scaling=scaling, **kwargs
         )
