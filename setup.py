@@ -9,7 +9,7 @@ setup(
     long_description=Path(__file__).with_name("README.md").read_text(encoding="utf-8"),
     long_description_content_type="text/markdown",
     packages=find_packages(include=["hf_gpt1", "hf_gpt1.*"]),
-    package_data={"hf_gpt1": ["metrics/*/*.py"]},
+    package_data={"hf_gpt1": ["data/metrics/*/*.py"]},
     python_requires=">=3.10",
     install_requires=[
         # An upper bound keeps pip from swapping an installed CPU build for a multi-GB CUDA one.

@@ -16,7 +16,7 @@ table, the recipes' default):
   before the step; CUDA: `max_memory_allocated`);
 * MFU: model FLOP/s over this machine's matmul peak, a large `torch.mm` in the same dtype timed in the same run.
 
-    HF_HUB_OFFLINE=1 python benchmarks/bench_vs_openai_gpt.py --json benchmarks/results_cpu.json
+    HF_HUB_OFFLINE=1 python benchmarks/bench_vs_openai_gpt.py --json benchmarks/results/cpu.json
     HF_HUB_OFFLINE=1 python benchmarks/bench_vs_openai_gpt.py --device cuda --dtypes bf16,fp16,fp32  # GPU variant
 
 See benchmarks/README.md for the measured table and what each mode means.
@@ -51,7 +51,8 @@ import transformers  # noqa: E402
 from transformers import OpenAIGPTConfig, OpenAIGPTDoubleHeadsModel, OpenAIGPTLMHeadModel  # noqa: E402
 
 from hf_gpt1 import GPT1Config, GPT1ForSequenceClassification, GPT1LMHeadModel  # noqa: E402
-from hf_gpt1.trainer import StepClock, retain_freed_cpu_memory  # noqa: E402
+from hf_gpt1.training.callbacks import StepClock  # noqa: E402
+from hf_gpt1.training.memory import retain_freed_cpu_memory  # noqa: E402
 
 transformers.logging.set_verbosity_error()
 
@@ -733,8 +734,8 @@ def main(argv: list[str] | None = None) -> dict:
         "--retain-cpu-memory",
         action=argparse.BooleanOptionalAction,
         default=True,
-        help="CPU: keep freed memory in the process for both sides (hf_gpt1.trainer.retain_freed_cpu_memory, the "
-        "pre-training recipe's default)",
+        help="CPU: keep freed memory in the process for both sides (hf_gpt1.training.memory.retain_freed_cpu_memory, "
+        "the pre-training recipe's default)",
     )
     p.add_argument("--matmul-n", type=int, default=4096)
     p.add_argument(

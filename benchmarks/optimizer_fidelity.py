@@ -8,7 +8,7 @@ decays as (T - t)/(T - W). Both optimizers here start from the same weights, see
 the script reports the distance between the two final parameter sets, relative to how far training moved them, and
 both losses.
 
-    python benchmarks/optimizer_fidelity.py --out benchmarks/results_optimizer_fidelity.json
+    python benchmarks/optimizer_fidelity.py --out benchmarks/results/optimizer_fidelity.json
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from hf_gpt1 import GPT1Config, GPT1ForSequenceClassification, add_gpt1_special_tokens  # noqa: E402
-from hf_gpt1.data import load_glue_tsv  # noqa: E402
+from hf_gpt1.data.files import load_glue_tsv  # noqa: E402
+from hf_gpt1.data.transforms import prepare_dataset  # noqa: E402
 from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer  # noqa: E402
-from hf_gpt1.transforms import prepare_dataset  # noqa: E402
 
 
 class OriginalAdam(torch.optim.Optimizer):

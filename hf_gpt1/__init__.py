@@ -18,6 +18,7 @@ from transformers import (
 )
 
 from .configuration_gpt1 import GPT1Config
+from .data.tasks import TASKS, TaskSpec, get_task
 from .modeling_gpt1 import (
     GPT1ClassifierOutput,
     GPT1ForMultipleChoice,
@@ -27,7 +28,6 @@ from .modeling_gpt1 import (
     GPT1PreTrainedModel,
 )
 from .pipelines import GPT1MultipleChoicePipeline, register_pipelines
-from .tasks import TASKS, TaskSpec, get_task
 from .tokenization_gpt1 import (
     GPT1Tokenizer,
     add_gpt1_special_tokens,
@@ -56,13 +56,13 @@ __version__ = "0.2.0"
 
 # Public names whose modules import datasets (and the training stack): loaded on first access.
 _LAZY = {
-    "GPT1ClassificationCollator": "transforms",
-    "GPT1MultipleChoiceCollator": "transforms",
-    "GPT1Preprocessor": "transforms",
-    "GPT1SimilarityCollator": "transforms",
-    "prepare_dataset": "transforms",
-    "load_glue_tsv": "data",
-    "read_data_file": "data",
+    "GPT1ClassificationCollator": "data.transforms",
+    "GPT1MultipleChoiceCollator": "data.transforms",
+    "GPT1Preprocessor": "data.transforms",
+    "GPT1SimilarityCollator": "data.transforms",
+    "prepare_dataset": "data.transforms",
+    "load_glue_tsv": "data.files",
+    "read_data_file": "data.files",
 }
 
 

@@ -148,35 +148,40 @@ class GPT1Config(PreTrainedConfig):
     use_cache: bool = True
 
     def validate_architecture(self):
-        """Part of `@strict`-powered validation: reject values the model cannot be built with."""
+        """Part of `@strict`-powered validation: reject values the model cannot be built with.
+
+        Messages read `GPT1Config: <field> <value> ...` so that the recipes, which validate their flags with these same
+        rules, can name the flag instead of the field (`hf_gpt1.training.arguments.check_config_fields`).
+        """
         for name in ("vocab_size", "n_positions", "n_embd", "n_layer", "n_head"):
             if getattr(self, name) < 1:
-                raise ValueError(f"GPT1Config.{name} must be a positive integer, got {getattr(self, name)}.")
+                raise ValueError(f"GPT1Config: {name} {getattr(self, name)} must be a positive integer.")
         if self.n_embd % self.n_head != 0:
+            divisors = [d for d in range(1, self.n_embd + 1) if self.n_embd % d == 0]
             raise ValueError(
-                f"GPT1Config.n_embd ({self.n_embd}) must be divisible by n_head ({self.n_head}); "
-                f"choose n_head among the divisors of {self.n_embd}."
+                f"GPT1Config: n_embd {self.n_embd} is not divisible by n_head {self.n_head}; choose n_head among "
+                f"{divisors[:12]}."
             )
         if self.n_inner is not None and self.n_inner < 1:
-            raise ValueError(f"GPT1Config.n_inner must be None or a positive integer, got {self.n_inner}.")
+            raise ValueError(f"GPT1Config: n_inner {self.n_inner} must be None or a positive integer.")
         if self.activation_function not in ACT2FN:
             raise ValueError(
-                f"GPT1Config.activation_function={self.activation_function!r} is unknown; use a key of "
+                f"GPT1Config: activation_function {self.activation_function!r} is unknown; use a key of "
                 "transformers.activations.ACT2FN such as 'gelu_new' (GPT-1's tanh GELU)."
             )
         for name in ("resid_pdrop", "embd_pdrop", "attn_pdrop", "clf_pdrop"):
             if not 0.0 <= getattr(self, name) < 1.0:
-                raise ValueError(f"GPT1Config.{name} must be in [0, 1), got {getattr(self, name)}.")
+                raise ValueError(f"GPT1Config: {name} {getattr(self, name)} must be in [0, 1).")
         if self.lm_coef < 0:
-            raise ValueError(f"GPT1Config.lm_coef (λ) must be >= 0, got {self.lm_coef}.")
+            raise ValueError(f"GPT1Config: lm_coef {self.lm_coef} must be >= 0 (λ of L3 = L2 + λ·L1; 0 disables L1).")
         if self.lm_loss_reduction not in LM_LOSS_REDUCTIONS:
             raise ValueError(
-                f"GPT1Config.lm_loss_reduction must be one of {LM_LOSS_REDUCTIONS}, got {self.lm_loss_reduction!r}."
+                f"GPT1Config: lm_loss_reduction {self.lm_loss_reduction!r} must be one of {LM_LOSS_REDUCTIONS}."
             )
         if self.input_format not in INPUT_FORMATS:
-            raise ValueError(f"GPT1Config.input_format must be one of {INPUT_FORMATS}, got {self.input_format!r}.")
+            raise ValueError(f"GPT1Config: input_format {self.input_format!r} must be one of {INPUT_FORMATS}.")
         if self.initializer_range <= 0:
-            raise ValueError(f"GPT1Config.initializer_range must be > 0, got {self.initializer_range}.")
+            raise ValueError(f"GPT1Config: initializer_range {self.initializer_range} must be > 0.")
 
     @classmethod
     def from_dict(cls, config_dict: dict[str, Any], **kwargs) -> GPT1Config:

@@ -112,10 +112,9 @@ def sdpa_attention_forward(
     """transformers' SDPA attention, with [`cpu_dropout_attention_forward`] for CPU training with attention dropout,
     and without cuDNN attention off the CPU.
 
-    On an H100, SDPA prefers cuDNN attention, which builds (and caches) a graph for every new (batch, length) shape:
-    on fine-tuning batches of varying length a new-shape step took 213 ms on average instead of 54 ms, the benchmark's
-    real RTE batches ran at 0.50× openai-gpt's speed instead of 1.85×, and the first bf16 `generate` took 10.5 s
-    (issue 17's profiles). Flash or memory-efficient attention serve every shape with one kernel.
+    On Hopper GPUs SDPA prefers cuDNN attention, which builds (and caches) a graph for every new (batch, length)
+    shape, so batches of varying length stall on graph building (README, "GPU"); flash or memory-efficient attention
+    serve every shape with one kernel.
     """
     on_cpu = query.device.type == "cpu"
     if on_cpu and dropout > 0 and not torch.compiler.is_compiling():
@@ -127,8 +126,8 @@ def sdpa_attention_forward(
 
 
 class _CudnnAttentionOff:
-    """SDPA's cuDNN backend off for one call: its flag alone, ~0.4 µs against `sdpa_kernel`'s ~37 µs (decoding one
-    token on a GPU attends 12 times and is bound by such host time)."""
+    """SDPA's cuDNN backend off for one call, by its flag alone: much cheaper on the host than `sdpa_kernel`, which
+    matters when decoding one token attends 12 times (benchmarks/README.md)."""
 
     def __enter__(self) -> None:
         self.enabled = torch.backends.cuda.cudnn_sdp_enabled()

@@ -337,6 +337,9 @@ class _GPT1WithLMHeadBase(GPT1PreTrainedModel):
     """Not a head: the base of every class that owns the decoder and the tied LM head, and so computes L1."""
 
     _tied_weights_keys = {"lm_head.weight": "transformer.tokens_embed.weight"}
+    # The tied head is stored once, as the token embedding: Trainer, resuming or loading the best checkpoint, then
+    # re-ties it instead of reporting it missing.
+    _keys_to_ignore_on_save = ["lm_head.weight"]
 
     def __init__(self, config: GPT1Config):
         super().__init__(config)
@@ -520,7 +523,7 @@ class _GPT1FineTuningBase(_GPT1WithLMHeadBase):
         _require(
             is_extract.any(-1),
             f"A sequence has no extract token (id {extract_id}, `_classify_`): the classifier reads the hidden state "
-            "there. Build inputs with the tokenizer from add_gpt1_special_tokens or the hf_gpt1.transforms "
+            "there. Build inputs with the tokenizer from add_gpt1_special_tokens or the hf_gpt1.data.transforms "
             "collators, and keep truncation from cutting it off.",
         )
         outputs = self.transformer(input_ids, position_ids=position_ids, use_cache=False, **kwargs)
@@ -613,7 +616,8 @@ class GPT1ForSequenceClassification(_GPT1FineTuningBase):
         r"""
         Args:
             input_ids (`torch.LongTensor` of shape `(batch_size, seq_len)`, or `(batch_size, 2, seq_len)` for
-                similarity models): right-padded sequences built by `hf_gpt1.transforms`, each with an extract token.
+                similarity models): right-padded sequences built by `hf_gpt1.data.transforms`, each with an extract
+                token.
             labels (`torch.Tensor` of shape `(batch_size,)`, *optional*):
                 Class ids in `[0, num_labels)`, or float targets when `num_labels == 1`.
             lm_labels (`torch.LongTensor`, same shape as `input_ids`, *optional*):

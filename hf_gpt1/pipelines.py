@@ -21,7 +21,7 @@ Multiple choice has no stock task; [`GPT1MultipleChoicePipeline`] is registered 
 ```
 
 This module imports nothing but transformers, torch, numpy and the dependency-free `formats.py` (the same
-transforms and truncation the fine-tuning collators use): `hf_gpt1.hub.push_finetuned` ships both beside a
+transforms and truncation the fine-tuning collators use): `hf_gpt1.tools.hub.push_finetuned` ships both beside a
 multiple-choice model, so `pipeline("multiple-choice", model=repo_id, trust_remote_code=True)` works in a process
 without hf_gpt1.
 """

@@ -1,40 +1,12 @@
 # Copyright 2025 The hf_gpt1 authors. Licensed under the Apache License, Version 2.0.
 """GPT-1 tokenizers (Radford et al., 2018), all backed by 🤗 `tokenizers` and returned as `PreTrainedTokenizerFast`.
 
-The original pipeline (openai/finetune-transformer-lm, `text_utils.py`) is::
-
-    ftfy.fix_text -> text_standardize -> spaCy English tokenizer -> lower() -> BPE ("</w>" on the last symbol)
-
-with unknown symbols mapped to id 0 (`<unk>` in `encoder_bpe_40000.json`). Only the BPE step exists in `tokenizers`;
-everything before it is Python. This module re-expresses as much of it as possible with *saveable* `tokenizers`
-components, so that `save_pretrained` / `AutoTokenizer.from_pretrained(dir)` round-trip the tokenizer with no custom
-Python class and no spaCy at run time:
-
-* **normalizer** (one `normalizers.Sequence`, case-aware until its last step):
-  1. the parts of `ftfy.fix_text` that are plain character mappings: line breaks (`\\r\\n`, `\\r`, U+2028/9,
-     U+0085 -> `\\n`), removal of the control characters ftfy removes, quote uncurling (`‘’‚‛ʼ` -> `'`,
-     `“”„‟` -> `"`), the Latin ligatures, and NFC;
-  2. `text_standardize`: `— – ―` -> `-`, `…` -> `...`, `´` -> `'`, whitespace collapsed to single spaces, newlines
-     to a stand-alone `\\n` word, spaces around runs of `-~!";?+,)(\\/*[]}{|_`;
-  3. spaCy's English tokenizer rules, re-implemented as zero-width regex "insert a space here" replacements:
-     prefixes, suffixes (the `.` rules with their letter-case conditions, `'s`, quotes, units and currencies
-     after numbers, ...), infixes, and the English tokenizer exceptions (`can't` -> `ca n't`, `I'm` -> `I 'm`,
-     `gonna` -> `gon na`, `Mr.` / `U.S.`-style abbreviations kept whole, ...), evaluated per space-delimited word
-     exactly as spaCy does (prefix and suffix passes, then infixes, then the exception table);
-  4. `Lowercase` — last, because several spaCy rules depend on letter case.
-* **pre-tokenizer**: split on the spaces inserted above (`\\n` stays a word, as in the original).
-* **model**: the original BPE, `end_of_word_suffix="</w>"`, `unk_token="<unk>"` (id 0, as the original's
-  `encoder.get(t, 0)`).
-
-What cannot be expressed is the data-dependent part of `ftfy.fix_text` (mojibake repair, HTML-entity unescaping,
-which ftfy only does when the text has no `<`, and the full-width character folding). :func:`gpt1_standardize`
-applies `ftfy.fix_text` for callers who want it: `tok(gpt1_standardize(text))` is the faithful pipeline, and
-`tok(text)` skips only those repairs. The trade-off is measured by `benchmarks/tokenizer_agreement.py`: token ids
-identical to the original ftfy + text_standardize + spaCy pipeline for 99.92% of 11,247 real sentences (SST-2, RTE,
-WikiText-2) on raw text and 99.96% with `gpt1_standardize` (the raw-text misses are mojibake that only ftfy repairs);
-transformers' `OpenAIGPTTokenizer` agrees on 60.4%. The remaining differences come from spaCy features left out on
-purpose (its cross-token re-matching of exceptions such as `3.2m.` -> `3.2 m.`, its URL matcher) and from spaCy's
-alphabet classes being approximated by Unicode categories (`\\p{Ll}`, `\\p{Lu}`, `\\p{L}`, `\\p{So}`).
+The original pipeline (`ftfy.fix_text` → `text_standardize` → spaCy's English tokenizer → lower-case → BPE with
+`</w>`) is re-expressed with saveable `tokenizers` components (a normalizer with the character mappings, the
+standardisation and spaCy's rules as regex replacements; a whitespace pre-tokenizer; the original BPE with unknown →
+id 0), so `save_pretrained` / `AutoTokenizer.from_pretrained` round-trip it with no custom code and no spaCy.
+[`gpt1_standardize`] adds ftfy's data-dependent repairs for the faithful pipeline. docs/TOKENIZATION.md says what each
+step does and what is left out; benchmarks/tokenizer_agreement.py measures the agreement with the original.
 
 The tokenizer exception table below is derived from spaCy's English tokenizer exceptions (spaCy 3.8, MIT licence),
 restricted to the entries that can still be a whole word after `text_standardize` and quote uncurling.

@@ -21,16 +21,19 @@ from pathlib import Path
 
 from transformers import pipeline
 
-from hf_gpt1.checkpoints import write_json_atomic
-from hf_gpt1.finetuning import DataArguments, GPT1TrainingArguments, ModelArguments, run_finetuning
-from hf_gpt1.pretraining import (
+from hf_gpt1.data.tasks import get_task
+from hf_gpt1.training.arguments import (
+    DataArguments,
+    GPT1TrainingArguments,
+    ModelArguments,
     PretrainDataArguments,
     PretrainModelArguments,
     PretrainTrainingArguments,
-    run_pretraining,
 )
-from hf_gpt1.runs import parse_recipe_args, run_recipe
-from hf_gpt1.tasks import get_task
+from hf_gpt1.training.checkpoints import write_json_atomic
+from hf_gpt1.training.cli import parse_recipe_args, run_recipe
+from hf_gpt1.training.finetune import run_finetuning
+from hf_gpt1.training.pretrain import run_pretraining
 
 EXAMPLES = [
     "The central bank raised interest rates as inflation worries hit shares and the dollar.",

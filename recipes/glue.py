@@ -13,16 +13,25 @@
     python recipes/glue.py --task ax --model_name_or_path runs/mnli --data_dir glue_data --do_train false \\
         --output_dir runs/ax
 
-Tasks and their columns, formats, labels and metrics come from the table in `hf_gpt1/tasks.py`; `--help` lists every
-argument (model, data, and transformers' TrainingArguments with the paper's defaults: lr 6.25e-5, batch 32,
+Tasks and their columns, formats, labels and metrics come from the table in `hf_gpt1/data/tasks.py`; `--help` lists
+every argument (model, data, and transformers' TrainingArguments with the paper's defaults: lr 6.25e-5, batch 32,
 3 epochs, 0.2% warm-up then linear decay, λ 0.5, weight decay 0.01 on matrices, uniform shuffling, the original's
 embedding table, evaluation every epoch and test predictions from the best-validation checkpoint). Writes
 `all_results.json`, GLUE submission TSVs for the test splits (in the test file's order, with its `index`), and the
 fine-tuned model + tokenizer, which `pipeline("text-classification", model=output_dir)` serves.
 """
 
-from hf_gpt1.finetuning import finetune_main
-from hf_gpt1.runs import run_recipe
+from hf_gpt1.training.arguments import DataArguments, GPT1TrainingArguments, ModelArguments
+from hf_gpt1.training.cli import parse_recipe_args, run_recipe
+from hf_gpt1.training.finetune import run_finetuning
+
+
+def main(argv: list[str] | None = None) -> dict:
+    model_args, data_args, training_args = parse_recipe_args(
+        (ModelArguments, DataArguments, GPT1TrainingArguments), argv
+    )
+    return run_finetuning(model_args, data_args, training_args, recipe="glue")
+
 
 if __name__ == "__main__":
-    run_recipe(lambda: finetune_main("glue", multiple_choice=False))
+    run_recipe(main)

@@ -14,8 +14,17 @@ Test predictions go to `<task>_test_predictions.tsv`, one row per test row in it
 `all_results.json` and in the summary.
 """
 
-from hf_gpt1.finetuning import finetune_main
-from hf_gpt1.runs import run_recipe
+from hf_gpt1.training.arguments import DataArguments, GPT1TrainingArguments, ModelArguments
+from hf_gpt1.training.cli import parse_recipe_args, run_recipe
+from hf_gpt1.training.finetune import run_finetuning
+
+
+def main(argv: list[str] | None = None) -> dict:
+    model_args, data_args, training_args = parse_recipe_args(
+        (ModelArguments, DataArguments, GPT1TrainingArguments), argv
+    )
+    return run_finetuning(model_args, data_args, training_args, recipe="multiple_choice")
+
 
 if __name__ == "__main__":
-    run_recipe(lambda: finetune_main("multiple_choice", multiple_choice=True))
+    run_recipe(main)

@@ -4,7 +4,8 @@
     # 2000 warm-up updates then cosine to 0, weight decay 0.01 on matrices, dropout 0.1, the original's table):
     python recipes/pretrain.py --train_files books/*.txt --output_dir runs/pretrain
     # The paper's settings (a 40,478-symbol BPE, 64 windows per update, 100 epochs): a preset, flags override it
-    python recipes/pretrain.py recipes/configs/pretrain_paper.yaml --train_files books/*.txt --output_dir runs/gpt1
+    python recipes/pretrain.py recipes/configs/presets/pretrain_paper.yaml --train_files books/*.txt \\
+        --output_dir runs/gpt1
     # A small model, a Hub corpus streamed, 2 processes:
     accelerate launch recipes/pretrain.py --dataset_name Salesforce/wikitext --dataset_config_name \\
         wikitext-103-raw-v1 --streaming --max_steps 20000 --n_layer 6 --n_embd 384 --n_head 6 --output_dir runs/wt103
@@ -17,8 +18,17 @@ The defaults differ from the paper in the BPE size (8,000) and the epochs (3), w
 ("Paper settings") says why.
 """
 
-from hf_gpt1.pretraining import pretrain_main
-from hf_gpt1.runs import run_recipe
+from hf_gpt1.training.arguments import PretrainDataArguments, PretrainModelArguments, PretrainTrainingArguments
+from hf_gpt1.training.cli import parse_recipe_args, run_recipe
+from hf_gpt1.training.pretrain import run_pretraining
+
+
+def main(argv: list[str] | None = None) -> dict:
+    model_args, data_args, training_args = parse_recipe_args(
+        (PretrainModelArguments, PretrainDataArguments, PretrainTrainingArguments), argv
+    )
+    return run_pretraining(model_args, data_args, training_args)
+
 
 if __name__ == "__main__":
-    run_recipe(pretrain_main)
+    run_recipe(main)

@@ -1,5 +1,5 @@
-"""Shared test set-up: offline hub, deterministic seeds, the one tiny model config, the ../shared/data location, and
-the real-data fixtures the recipe tests start from (a tiny GPT-1 pre-trained on WikiText-2, slices of GLUE folders)."""
+"""Shared test set-up: offline hub, deterministic seeds, and the real-data fixtures the recipe tests start from (a tiny
+GPT-1 pre-trained on WikiText-2, slices of GLUE folders); helpers are in tests/utils.py."""
 
 import os
 
@@ -15,70 +15,7 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
-
-# The tiny model every unit test builds: a 64-token vocabulary whose last four ids are GPT-1's special tokens.
-V, START, DELIM, EXTRACT, PAD = 64, 60, 61, 62, 63
-
-# (device, dtype) pairs the parity tests run on, as litgpt's do: CUDA cases skip without a GPU.
-DEVICE_DTYPES = [
-    pytest.param("cpu", torch.float32, id="cpu-fp32"),
-    pytest.param("cpu", torch.bfloat16, id="cpu-bf16"),
-    pytest.param(
-        "cuda",
-        torch.float32,
-        id="cuda-fp32",
-        marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU on this machine"),
-    ),
-    pytest.param(
-        "cuda",
-        torch.bfloat16,
-        id="cuda-bf16",
-        marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU on this machine"),
-    ),
-]
-
-# Recipe arguments shared by the in-process recipe tests.
-TINY_LM = ["--n_layer", "2", "--n_embd", "64", "--n_head", "4", "--n_positions", "64", "--vocab_size", "1000"]
-COMMON = ["--report_to", "none", "--disable_tqdm", "true", "--dataloader_num_workers", "0"]
-GLUE_ROWS = {"train": 97, "dev": 49, "test": 31}  # lines kept per file, header included where the file has one
-
-
-def tiny_config(**overrides):
-    """The one tiny `GPT1Config` of the unit tests (2 blocks × 32, 4 heads, 32 positions)."""
-    from hf_gpt1 import GPT1Config
-
-    fields = dict(
-        vocab_size=V,
-        n_positions=32,
-        n_embd=32,
-        n_layer=2,
-        n_head=4,
-        start_token_id=START,
-        delimiter_token_id=DELIM,
-        extract_token_id=EXTRACT,
-        pad_token_id=PAD,
-    )
-    fields.update(overrides)
-    return GPT1Config(**fields)
-
-
-def tiny_config_for(tokenizer, **overrides):
-    """`tiny_config` sized for a GPT-1 tokenizer (its vocabulary, its special-token ids)."""
-    from hf_gpt1 import add_gpt1_special_tokens
-
-    ids = add_gpt1_special_tokens(tokenizer)
-    special = {f"{name}_token_id": token_id for name, token_id in ids.items()}
-    return tiny_config(vocab_size=len(tokenizer), **{**special, **overrides})
-
-
-def shared_data(*parts: str) -> Path:
-    """Path under ../shared/data, or skip the test with the reason when that real data is absent (a user's clone)."""
-    path = SHARED_DATA.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"real data {path} is absent (it lives in ../shared/data beside the repo, never in it)")
-    return path
+from tests.utils import COMMON, GLUE_ROWS, SENTENCES, TINY_LM, shared_data, tiny_config_for  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -103,7 +40,7 @@ def wikitext_slice(tmp_path_factory) -> dict[str, Path]:
 @pytest.fixture(scope="session")
 def tiny_lm(tmp_path_factory, wikitext_slice) -> Path:
     """A tiny GPT-1 pre-trained by `recipes/pretrain.py`'s code (dropout 0, so fine-tuning runs are reproducible)."""
-    from hf_gpt1.pretraining import pretrain_main
+    from recipes.pretrain import main as pretrain_main
 
     out = tmp_path_factory.mktemp("pretrain") / "run"
     results = pretrain_main(
@@ -133,16 +70,6 @@ def glue_slice(tmp_path_factory) -> Path:
     return root
 
 
-def glue_args(task: str, model: Path, data_dir: Path, out: Path, *extra: str) -> list[str]:
-    """Arguments of a short `recipes/glue.py` run on a GLUE folder."""
-    return [
-        "--task", task, "--data_dir", str(data_dir), "--model_name_or_path", str(model), "--output_dir", str(out),
-        "--num_train_epochs", "1", "--per_device_train_batch_size", "16", "--per_device_eval_batch_size", "32",
-        "--max_seq_length", "64", "--learning_rate", "1e-3", "--logging_steps", "1", "--seed", "7",
-        *COMMON, *extra,
-    ]  # fmt: skip
-
-
 @pytest.fixture
 def no_training(monkeypatch):
     """Bad input must be rejected before the first training step."""
@@ -154,14 +81,36 @@ def no_training(monkeypatch):
     monkeypatch.setattr(Trainer, "train", train)
 
 
-def run_cli(capsys, main) -> str:
-    """Runs a recipe's `main` as its script does (`run_recipe`); returns the one-line error it printed (exit 2)."""
-    from hf_gpt1.runs import run_recipe
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """A tiny pre-trained-looking checkpoint folder (2 layers, 64 wide, 64 positions) with its GPT-1 tokenizer, one per
+    test module."""
+    from hf_gpt1 import GPT1LMHeadModel, train_gpt1_tokenizer
 
-    with pytest.raises(SystemExit) as exit_info:
-        run_recipe(main)
-    assert exit_info.value.code == 2
-    err = capsys.readouterr().err
-    lines = [line for line in err.splitlines() if line.startswith("error: ")]
-    assert len(lines) == 1 and "Traceback" not in err, err[-2000:]
-    return lines[0]
+    folder = tmp_path_factory.mktemp("tiny")
+
+    tokenizer = train_gpt1_tokenizer(SENTENCES, vocab_size=120)
+    GPT1LMHeadModel(tiny_config_for(tokenizer, n_positions=64, n_embd=64)).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture
+def rte_files(tmp_path):
+    """A 24-row RTE train CSV and a 12-row dev CSV of SENTENCES pairs."""
+    pairs = [
+        (SENTENCES[i % 5], SENTENCES[(i * 3 + 1) % 5], "entailment" if i % 3 else "not_entailment") for i in range(24)
+    ]
+    rows = [f'"{a}","{b}",{label}\n' for a, b, label in pairs]
+    (tmp_path / "train.csv").write_text("sentence1,sentence2,label\n" + "".join(rows))
+    (tmp_path / "dev.csv").write_text("sentence1,sentence2,label\n" + "".join(rows[:12]))
+    return tmp_path / "train.csv", tmp_path / "dev.csv"
+
+
+@pytest.fixture
+def restore_determinism():
+    """`--full_determinism` in an in-process run turns on `torch.use_deterministic_algorithms` for the whole process:
+    switch it back so the tests that follow run as they would alone."""
+    before = torch.are_deterministic_algorithms_enabled()
+    yield
+    torch.use_deterministic_algorithms(before)

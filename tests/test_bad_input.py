@@ -19,34 +19,17 @@ import pytest
 import torch
 
 from hf_gpt1 import GPT1ForSequenceClassification, GPT1LMHeadModel
-from hf_gpt1.convert import ConversionError, convert_openai_checkpoint
-from hf_gpt1.finetuning import finetune_main
-from hf_gpt1.pretraining import pretrain_main
-from hf_gpt1.runs import RUN_FILE, run_recipe
+from hf_gpt1.data.transforms import GPT1ClassificationCollator, GPT1SimilarityCollator
 from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
-from hf_gpt1.transforms import GPT1ClassificationCollator, GPT1SimilarityCollator
-from tests.conftest import REPO_ROOT, tiny_config, tiny_config_for
-
-SENTENCES = [
-    "A man is playing a guitar on the stage.",
-    "The dog chased the cat across the garden.",
-    "Two women are drinking coffee in a small cafe.",
-    "The weather today is cold and rainy in the city.",
-    "Children are reading books at the public library.",
-] * 8
-
+from hf_gpt1.tools.convert import ConversionError, convert_openai_checkpoint
+from hf_gpt1.training.cli import run_recipe
+from hf_gpt1.training.output_dir import RUN_FILE
+from recipes.glue import main as glue_main
+from recipes.multiple_choice import main as multiple_choice_main
+from recipes.pretrain import main as pretrain_main
+from tests.utils import REPO_ROOT, SENTENCES, tiny_config
 
 # ------------------------------------------------------------------------------------------------ fixtures
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    """A tiny pre-trained-looking checkpoint folder (2 layers, 64 wide, 64 positions) with its GPT-1 tokenizer."""
-    folder = tmp_path_factory.mktemp("tiny")
-    tokenizer = train_gpt1_tokenizer(SENTENCES, vocab_size=120)
-    GPT1LMHeadModel(tiny_config_for(tokenizer, n_positions=64, n_embd=64)).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
 
 
 def _variant(tiny, tmp_path, name):
@@ -68,7 +51,7 @@ GOOD_RTE = (
 def recipe_error(capsys, argv, *, multiple_choice=False):
     """Runs the GLUE recipe in-process as `recipes/glue.py` does; returns its one-line error (exit status 2)."""
     with pytest.raises(SystemExit) as exit_info:
-        run_recipe(lambda: finetune_main("glue", multiple_choice, [str(a) for a in argv]))
+        run_recipe(lambda: (multiple_choice_main if multiple_choice else glue_main)([str(a) for a in argv]))
     assert exit_info.value.code == 2
     return _one_error_line(capsys.readouterr().err)
 
@@ -229,8 +212,8 @@ def test_extra_columns_are_ignored_and_rows_without_label_are_reported(tiny, tmp
     argv = ["--task", "rte", "--model_name_or_path", tiny, "--output_dir", tmp_path / "out", "--report_to", "none"]
     argv += ["--train_file", path, "--max_steps", "1", "--per_device_train_batch_size", "2", "--save_strategy", "no"]
     argv += ["--eval_strategy", "no"]
-    with caplog.at_level("WARNING", logger="hf_gpt1.finetuning"):
-        results = finetune_main("glue", False, [str(a) for a in argv])
+    with caplog.at_level("WARNING", logger="hf_gpt1.training.finetune"):
+        results = glue_main([str(a) for a in argv])
     assert results["train"]["train_samples_per_second"] > 0
     assert "dropped 2 of 4 rows without a gold label" in caplog.text
 

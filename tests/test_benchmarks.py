@@ -70,7 +70,7 @@ def test_benchmark_runs_on_a_tiny_config(bench, tmp_path, capsys):
     assert rows["generate_b1"]["ours_static_tok_s"] > 0 and "static cache" in saved["table"]
     assert rows["finetune"]["ours_max_step_over_median"] >= 1.0 and "× median" in saved["table"]
 
-    # the same measurements, as if taken at GPT-1 size in bf16 on a GPU: issue 17's targets are checked
+    # the same measurements, as if taken at GPT-1 size in bf16 on a GPU: the GPU targets are checked
     saved["device"] = "cuda"
     saved["runs"] = {"gpt1/bf16": run}
     saved["matmul_peak_flops"] = {"bf16": saved["matmul_peak_flops"]["fp32"]}

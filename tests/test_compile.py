@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from hf_gpt1 import GPT1ForMultipleChoice, GPT1ForSequenceClassification, GPT1LMHeadModel
-from tests.conftest import DELIM, EXTRACT, START, tiny_config
+from tests.utils import DELIM, EXTRACT, START, tiny_config
 
 
 def clf_batch():

@@ -9,7 +9,7 @@ from transformers import OpenAIGPTConfig
 
 from hf_gpt1 import GPT1Config, GPT1Model
 from hf_gpt1.configuration_gpt1 import MIN_TRANSFORMERS_VERSION
-from tests.conftest import REPO_ROOT, tiny_config
+from tests.utils import REPO_ROOT, tiny_config
 
 
 def test_config_defaults_are_the_papers():

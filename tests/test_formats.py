@@ -19,7 +19,7 @@ from hf_gpt1.formats import (
     similarity,
     story_cloze_segment_cap,
 )
-from tests.conftest import REPO_ROOT
+from tests.utils import REPO_ROOT
 
 START, DELIM, EXTRACT = 100, 101, 102
 IDS = {"start_token_id": START, "delimiter_token_id": DELIM, "extract_token_id": EXTRACT}

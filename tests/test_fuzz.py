@@ -12,11 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hf_gpt1 import GPT1ForMultipleChoice, GPT1ForSequenceClassification
+from hf_gpt1.data.tasks import TaskSpec, get_task
+from hf_gpt1.data.transforms import GPT1Preprocessor, collator_for_format
 from hf_gpt1.formats import IGNORE_INDEX
-from hf_gpt1.tasks import TaskSpec, get_task
 from hf_gpt1.tokenization_gpt1 import load_gpt1_tokenizer
-from hf_gpt1.transforms import GPT1Preprocessor, collator_for_format
-from tests.test_bad_input import tiny  # noqa: F401  (module-scoped tiny checkpoint fixture)
 
 MAX_LENGTH = 64
 FUZZ = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -64,7 +63,7 @@ texts = st.lists(pieces, max_size=8).map("".join)
 
 
 @pytest.fixture(scope="module")
-def setup(tiny):  # noqa: F811
+def setup(tiny):
     tokenizer = load_gpt1_tokenizer(tiny)
     models = {
         "classification": GPT1ForSequenceClassification.from_pretrained(tiny, num_labels=2),

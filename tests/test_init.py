@@ -4,7 +4,7 @@ needs datasets or the training stack loaded only on first use."""
 import subprocess
 import sys
 
-from tests.conftest import REPO_ROOT
+from tests.utils import REPO_ROOT
 
 PROBE = """
 import sys
@@ -17,7 +17,7 @@ from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTok
 from transformers.models.auto.tokenization_auto import TOKENIZER_MAPPING
 assert AutoConfig.for_model("gpt1").model_type == "gpt1"
 assert hf_gpt1.GPT1Config in TOKENIZER_MAPPING and "datasets" not in sys.modules
-hf_gpt1.prepare_dataset  # a lazy name: loads hf_gpt1.transforms (and datasets) now
+hf_gpt1.prepare_dataset  # a lazy name: loads hf_gpt1.data.transforms (and datasets) now
 assert "datasets" in sys.modules
 print(added)
 """

@@ -136,7 +136,7 @@ def _recording_sdpa(seen: list):
 
 
 def test_sdpa_off_the_cpu_never_picks_cudnn_attention_and_restores_the_flag(monkeypatch):
-    """cuDNN attention builds a graph per new shape on a GPU (issue 17): our SDPA turns it off for its own call only.
+    """cuDNN attention builds a graph per new shape on a GPU: our SDPA turns it off for its own call only.
     Meta tensors stand for a GPU's (any device but the CPU takes that path); the CPU is left as it is."""
     seen = []
     monkeypatch.setattr(torch.nn.functional, "scaled_dot_product_attention", _recording_sdpa(seen))

@@ -26,7 +26,7 @@ from hf_gpt1 import (
     modeling_gpt1,
 )
 from hf_gpt1.modeling_gpt1 import _swap_pair
-from tests.conftest import DELIM, DEVICE_DTYPES, EXTRACT, PAD, START, V, tiny_config
+from tests.utils import DELIM, DEVICE_DTYPES, EXTRACT, PAD, START, V, tiny_config
 
 # Parity tolerances by dtype: bf16 rounds every op, and the two models order some of them differently.
 TOLERANCE = {torch.float32: {"rtol": 1e-5, "atol": 1e-5}, torch.bfloat16: {"rtol": 3e-2, "atol": 3e-2}}
@@ -588,7 +588,7 @@ def test_generation_past_the_learned_positions_is_refused_before_it_starts():
 
 
 def test_gpu_path_training_step_dispatches_fewer_ops_than_openai_gpt():
-    """Host time per step on a GPU grows with the ops launched (issue 17: a chunked CPU loss made v0.1's bf16 step
+    """Host time per step on a GPU grows with the ops launched (a chunked CPU loss made v0.1's bf16 step
     launch 4,050 kernels, openai-gpt's 1,572). Meta tensors take the non-CPU code path without computing; every op
     that is not a view would be a kernel there. Ours must not launch more than the reference's LM training step."""
     from torch.utils._python_dispatch import TorchDispatchMode

@@ -1,7 +1,7 @@
 """Inference pipelines (hf_gpt1.pipelines + the stock text-classification / text-generation ones).
 
-Every fine-tuned model here is built the way the recipe builds it (`hf_gpt1.finetuning.build_model` on a saved tiny
-pre-trained checkpoint), and "the model's own eval outputs" are what the recipe's evaluation computes: the task's
+Every fine-tuned model here is built the way the recipe builds it (`hf_gpt1.training.finetune.build_model` on a saved
+tiny pre-trained checkpoint), and "the model's own eval outputs" are what the recipe's evaluation computes: the task's
 `prepare_dataset` + collator batch through the model in eval mode.
 """
 
@@ -14,10 +14,11 @@ from tokenizers import Tokenizer, models
 from transformers import PreTrainedTokenizerFast, TextIteratorStreamer, pipeline
 
 from hf_gpt1 import GPT1LMHeadModel, add_gpt1_special_tokens, get_task, prepare_dataset
-from hf_gpt1.finetuning import ModelArguments, build_model
 from hf_gpt1.pipelines import GPT1MultipleChoicePipeline
 from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
-from tests.conftest import tiny_config_for
+from hf_gpt1.training.arguments import ModelArguments
+from hf_gpt1.training.finetune import build_model
+from tests.utils import tiny_config_for
 
 SENTENCES = [
     "the cat sat on the mat .",

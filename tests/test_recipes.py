@@ -1,6 +1,6 @@
 """The recipes as a user types them: `python recipes/<name>.py --help`, an argument file, a real command line.
 
-The recipes' machinery is tested module by module (test_finetuning.py, test_pretraining.py, test_runs.py); here the
+The recipes' machinery is tested module by module (tests/training/); here the
 scripts themselves run as subprocesses.
 """
 
@@ -14,9 +14,9 @@ import sys
 import pytest
 import yaml
 
-from hf_gpt1 import finetuning, pretraining
-from hf_gpt1.runs import parse_recipe_args
-from tests.conftest import REPO_ROOT, glue_args
+from hf_gpt1.training import arguments
+from hf_gpt1.training.cli import parse_recipe_args
+from tests.utils import REPO_ROOT, glue_args
 
 RECIPES = ["glue.py", "multiple_choice.py", "pretrain.py", "zero_shot.py", "demo.py"]
 
@@ -85,10 +85,10 @@ def test_glue_cli_from_yaml_with_an_override(tiny_lm, glue_slice, tmp_path):
 
 
 def test_example_recipe_yaml_parses():
-    """recipes/configs/rte.yaml is a complete glue.py configuration with the paper's hyper-parameters."""
+    """recipes/configs/presets/rte.yaml is a complete glue.py configuration with the paper's hyper-parameters."""
     model_args, data_args, training_args = parse_recipe_args(
-        (finetuning.ModelArguments, finetuning.DataArguments, finetuning.GPT1TrainingArguments),
-        [str(REPO_ROOT / "recipes" / "configs" / "rte.yaml")],
+        (arguments.ModelArguments, arguments.DataArguments, arguments.GPT1TrainingArguments),
+        [str(REPO_ROOT / "recipes" / "configs" / "presets" / "rte.yaml")],
     )
     assert data_args.task == "rte" and data_args.data_dir
     assert model_args.lm_coef == 0.5
@@ -97,10 +97,10 @@ def test_example_recipe_yaml_parses():
 
 
 def test_paper_pretraining_preset_parses():
-    """recipes/configs/pretrain_paper.yaml holds the paper's pre-training settings."""
+    """recipes/configs/presets/pretrain_paper.yaml holds the paper's pre-training settings."""
     model_args, data_args, args = parse_recipe_args(
-        (pretraining.PretrainModelArguments, pretraining.PretrainDataArguments, pretraining.PretrainTrainingArguments),
-        [str(REPO_ROOT / "recipes" / "configs" / "pretrain_paper.yaml"), "--train_files", "books.txt"],
+        (arguments.PretrainModelArguments, arguments.PretrainDataArguments, arguments.PretrainTrainingArguments),
+        [str(REPO_ROOT / "recipes" / "configs" / "presets" / "pretrain_paper.yaml"), "--train_files", "books.txt"],
     )
     assert model_args.vocab_size == 40478 and model_args.n_positions == 512 and model_args.dropout == 0.1
     assert (model_args.n_layer, model_args.n_embd, model_args.n_head) == (12, 768, 12)

@@ -25,7 +25,7 @@ from hf_gpt1.tokenization_gpt1 import (
     text_standardize,
     train_gpt1_tokenizer,
 )
-from tests.conftest import REPO_ROOT, SHARED_DATA, shared_data
+from tests.utils import REPO_ROOT, SHARED_DATA, shared_data
 
 SPECIAL_IDS = {"start": 40478, "delimiter": 40479, "extract": 40480, "pad": 40481}
 

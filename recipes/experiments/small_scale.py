@@ -26,20 +26,23 @@ from typing import Any
 
 import torch
 
-from hf_gpt1.checkpoints import write_json_atomic
-from hf_gpt1.data import load_glue_tsv
-from hf_gpt1.finetuning import DataArguments, GPT1TrainingArguments, ModelArguments, run_finetuning
+from hf_gpt1.data.files import load_glue_tsv
+from hf_gpt1.data.tasks import get_task
 from hf_gpt1.modeling_gpt1 import GPT1LMHeadModel
-from hf_gpt1.pretraining import (
+from hf_gpt1.tokenization_gpt1 import load_gpt1_tokenizer
+from hf_gpt1.tools.zero_shot import evaluate_zero_shot
+from hf_gpt1.training.arguments import (
+    DataArguments,
+    GPT1TrainingArguments,
+    ModelArguments,
     PretrainDataArguments,
     PretrainModelArguments,
     PretrainTrainingArguments,
-    run_pretraining,
 )
-from hf_gpt1.runs import load_yaml, run_recipe
-from hf_gpt1.tasks import get_task
-from hf_gpt1.tokenization_gpt1 import load_gpt1_tokenizer
-from hf_gpt1.zero_shot import evaluate_zero_shot
+from hf_gpt1.training.checkpoints import write_json_atomic
+from hf_gpt1.training.cli import load_yaml, run_recipe
+from hf_gpt1.training.finetune import run_finetuning
+from hf_gpt1.training.pretrain import run_pretraining
 
 DISCUSSION = "## Discussion"
 # Paper Table 5's rows we reproduce, as model-argument overrides of the full method.

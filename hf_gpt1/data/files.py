@@ -1,0 +1,468 @@
+"""Task data in: local files, official GLUE TSV folders, the Hub, and pre-training corpora.
+
+* [`read_data_file`] reads one split from a `.csv`, `.tsv`, `.json`/`.jsonl` or `.parquet` file. A `.tsv` of a GLUE
+  task is read the way GLUE's own loader reads it (tabs, no quoting: a field may start with `"`), in the layout of
+  the official files when its header is GLUE's; any other table by its header.
+* [`load_glue_tsv`] reads one split of an official GLUE folder (`glue_data/RTE/dev.tsv`, ...).
+* [`load_task_splits`] combines them for a recipe: the Hub copy, or a GLUE folder, with single splits overridden by
+  files; Story Cloze's 1,497 / 374 split of the 2016 validation CSV.
+* [`load_corpus`] reads the plain text of language-model pre-training (local files or a Hub dataset).
+
+Every problem is a `ValueError` (or `FileNotFoundError`) naming the file, the line or column, and the fix. This
+module imports neither torch nor transformers.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import datasets
+import numpy as np
+
+from .tasks import GlueTsvLayout, TaskSpec, get_task, glue_task_names
+
+__all__ = [
+    "STORY_CLOZE_SEED",
+    "STORY_CLOZE_VALIDATION_ROWS",
+    "load_corpus",
+    "load_glue_tsv",
+    "load_task_splits",
+    "read_data_file",
+    "story_cloze_split",
+]
+
+# The original code's split of the Story Cloze 2016 validation CSV into training and validation stories.
+STORY_CLOZE_SEED = 3535999445
+STORY_CLOZE_VALIDATION_ROWS = 374
+
+_TABLE_SUFFIXES = {"csv", "tsv"}
+_LOADERS = {"json": "json", "jsonl": "json", "parquet": "parquet"}
+# Official GLUE fields can be long (QQP, MNLI); Python's csv module refuses fields over 128 KiB by default.
+csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+
+
+# ------------------------------------------------------------------------------------------------ reading tables
+
+
+def _read_text(path: Path, flag: str) -> str:
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig")  # a UTF-8 BOM (MRPC's files have one) is not part of the first column's name
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        raise ValueError(
+            f"{flag} {path}:{line} is not UTF-8 text (byte {data[err.start]:#x}); re-save the file as UTF-8, e.g. "
+            f"iconv -f latin1 -t utf-8 {path.name} > fixed.{path.suffix.lstrip('.')}."
+        ) from None
+
+
+def _table_rows(path: Path, flag: str, tsv: bool) -> list[tuple[int, list[str]]]:
+    """(line number, fields) of every non-blank row; TSV without quoting, as GLUE's loader reads it."""
+    text = _read_text(path, flag)
+    if tsv:
+        reader = csv.reader(text.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE)
+    else:
+        reader = csv.reader(text.splitlines(keepends=True))
+    rows = []
+    try:
+        for fields in reader:
+            if fields and any(field.strip() for field in fields):  # blank lines (a file's trailing ones) are no rows
+                rows.append((reader.line_num, fields))
+    except csv.Error as err:
+        raise ValueError(
+            f"{flag} {path}:{reader.line_num}: cannot parse it as CSV ({err}); check its quoting."
+        ) from None
+    return rows
+
+
+def _check_header(header: Sequence[str], path: Path, flag: str) -> None:
+    names = [name.strip() for name in header]
+    if any(not name for name in names):
+        raise ValueError(f"{flag} {path}:1: the header has an empty column name ({list(header)}); name every column.")
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise ValueError(
+            f"{flag} {path}:1: the header names column(s) {duplicates} more than once; rename the copies so that "
+            "each column is read once."
+        )
+
+
+def _read_table(path: Path, flag: str) -> datasets.Dataset:
+    """A `.csv` / `.tsv` file with a header row, every field as text (an empty field stays "", "NA" stays "NA")."""
+    rows = _table_rows(path, flag, tsv=path.suffix.lower() == ".tsv")
+    if not rows:
+        raise ValueError(f"{flag} {path} is empty: it needs a header and at least one row.")
+    (_, header), body = rows[0], rows[1:]
+    _check_header(header, path, flag)
+    if not body:
+        raise ValueError(f"{flag} {path} holds a header but no rows.")
+    if len(header) == 1:
+        other = next((d for d in (",", "\t", ";", "|") if d in header[0]), None)
+        if other is not None:
+            expected = "tab" if path.suffix.lower() == ".tsv" else "comma"
+            raise ValueError(
+                f"{flag} {path}: the header parsed as the single column {header[0]!r}: the file is not {expected}-"
+                f"separated (it seems to use {other!r}). Save .csv files with commas and .tsv files with tabs."
+            )
+    columns: dict[str, list[str]] = {name.strip(): [] for name in header}
+    for line, fields in body:
+        if len(fields) != len(header):
+            raise ValueError(
+                f"{flag} {path}:{line}: expected {len(header)} fields like the header, got {len(fields)}. Fix that "
+                "row (a tab or an unbalanced quote inside a text?) so every row has the header's fields."
+            )
+        for name, value in zip(columns, fields):
+            columns[name].append(value)
+    return datasets.Dataset.from_dict(columns)
+
+
+def _read_with_datasets(path: Path, flag: str, loader: str) -> datasets.Dataset:
+    """JSON / JSONL / parquet through `datasets`, with parse failures turned into one line naming the file."""
+    if loader == "json":
+        _read_text(path, flag)  # names the line of a non-UTF-8 byte; the JSON parser would not
+    try:
+        dataset = datasets.load_dataset(loader, data_files={"rows": str(path)}, split="rows")
+    except (datasets.exceptions.DatasetGenerationError, ValueError, TypeError) as err:
+        cause = err.__cause__ or err.__context__ or err
+        raise ValueError(
+            f"{flag} {path}: cannot parse it as {loader.upper()} ({type(cause).__name__}: {cause}). JSON files hold "
+            "one object per line (JSONL) or a list of objects."
+        ) from None
+    if dataset.num_rows == 0:
+        raise ValueError(f"{flag} {path} holds no rows.")
+    return dataset
+
+
+def read_data_file(path: str | Path, flag: str = "--train_file", task: TaskSpec | None = None, split: str = "train"):
+    """Reads one split of task data from a local file.
+
+    Args:
+        path (`str` or `Path`): A `.csv`, `.tsv`, `.json`, `.jsonl` or `.parquet` file with one row per example.
+        flag (`str`): How the user named the file (`--train_file`), for error messages.
+        task (`TaskSpec`, *optional*): With a GLUE task, a `.tsv` whose header (or, for CoLA's train/dev files, whose
+            header-less layout) is the official one is read with [`load_glue_tsv`]'s rules and column names.
+        split (`str`): The split the file holds (`train`, `validation`, `test`): which GLUE layout applies.
+
+    Returns:
+        `datasets.Dataset`: The rows, with the file's column names (the task's Hub names for GLUE-layout files).
+    """
+    path = Path(path)
+    suffix = path.suffix.lower().lstrip(".")
+    if suffix not in _TABLE_SUFFIXES and suffix not in _LOADERS:
+        raise ValueError(
+            f"{flag} {path}: unsupported file type {suffix!r}; use .csv, .tsv, .json, .jsonl or .parquet."
+        )
+    if not path.is_file():
+        what = "is a folder, not a file" if path.is_dir() else "does not exist"
+        raise FileNotFoundError(f"{flag} {path} {what}.")
+    if path.stat().st_size == 0:
+        raise ValueError(f"{flag} {path} is empty: it needs a header and at least one row.")
+    if suffix in _LOADERS:
+        return _read_with_datasets(path, flag, _LOADERS[suffix])
+    if suffix == "tsv" and task is not None and task.glue_tsv is not None:
+        layout_split = _glue_layout_split(task.glue_tsv, split)
+        if layout_split is not None and _has_glue_layout(path, flag, task.glue_tsv, layout_split):
+            return _read_glue_file(path, task, layout_split, flag=flag)
+    return _read_table(path, flag)
+
+
+def _glue_layout_split(layout: GlueTsvLayout, split: str) -> str | None:
+    """The split of the official layout that a user's `split` file follows (MNLI's `validation` is its matched dev)."""
+    if split in layout.files:
+        return split
+    return next((name for name in layout.files if name.startswith(split)), None)
+
+
+def _has_glue_layout(path: Path, flag: str, layout: GlueTsvLayout, split: str) -> bool:
+    rows = _table_rows(path, flag, tsv=True)[:1]
+    if not rows:
+        return False
+    first = [field.strip() for field in rows[0][1]]
+    columns = layout.columns_for(split)
+    if split in layout.headerless_splits:  # header-less unless the first row names the Hub columns
+        return not set(columns) <= set(first)
+    return all(col in first for col in columns.values())
+
+
+# ------------------------------------------------------------------------------------------------ GLUE folders
+
+
+def load_glue_tsv(
+    data_dir: str | Path, task: str | TaskSpec, split: str, skip_bad_rows: bool = False
+) -> datasets.Dataset:
+    """Read one split of an official GLUE TSV folder into a `datasets.Dataset` with the Hub's column names.
+
+    Fields are split on tabs with quoting off (`csv.QUOTE_NONE`: quotes inside sentences are literal) and a UTF-8
+    BOM is ignored (MRPC has one). Labels become `ClassLabel` ids in the task's label order (regression: `float32`);
+    test splits have no label column. An `idx` column carries the file's row id, which GLUE submissions use.
+
+    Args:
+        data_dir (`str` or `Path`): Either the GLUE root (holding `CoLA/`, `RTE/`, ...) or the task folder itself.
+        task (`str` or `TaskSpec`): A GLUE task (see [`~hf_gpt1.data.tasks.get_task`]).
+        split (`str`): `train`, `validation` (or `dev`), `test`; MNLI: `validation_matched`, `test_mismatched`, ...
+        skip_bad_rows (`bool`): Drop rows with the wrong number of fields instead of raising (the GLUE baselines
+            drop them too; some QQP releases have a few).
+
+    Raises:
+        `ValueError`: Unknown split, a row that does not parse (file:line, and the fix) or a label outside the task's
+            label set (the value, file:line and the valid set).
+        `FileNotFoundError`: The file is missing.
+    """
+    spec = get_task(task)
+    layout = spec.glue_tsv
+    if layout is None:
+        raise ValueError(f"Task {spec.name!r} is not a GLUE task; GLUE TSV tasks: {glue_task_names()}.")
+    split = _resolve_split(layout, split, spec.name)
+    path = glue_file(data_dir, layout, split)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} not found: expected the GLUE folder layout <data_dir>/{layout.folder}/.")
+    return _read_glue_file(path, spec, split, skip_bad_rows=skip_bad_rows)
+
+
+def glue_file(data_dir: str | Path, layout: GlueTsvLayout, split: str) -> Path:
+    """The path of `split`'s file under `data_dir`, the GLUE root or the task's own folder."""
+    root = Path(data_dir)
+    return (root if root.name == layout.folder else root / layout.folder) / layout.files[split]
+
+
+def _resolve_split(layout: GlueTsvLayout, split: str, task: str) -> str:
+    # GLUE's own files say "dev", the Hub says "validation": accept both.
+    canonical = split.replace("dev", "validation")
+    if canonical not in layout.files:
+        raise ValueError(f"Task {task!r} has no split {split!r}; its GLUE TSV splits are {list(layout.files)}.")
+    return canonical
+
+
+def _read_glue_file(
+    path: Path, spec: TaskSpec, split: str, skip_bad_rows: bool = False, flag: str = "GLUE file"
+) -> datasets.Dataset:
+    layout = spec.glue_tsv
+    columns = layout.columns_for(split)
+    rows = _table_rows(path, flag, tsv=True)
+    if not rows:
+        raise ValueError(f"{flag} {path} is empty: an official GLUE file has rows (and a header, but CoLA's).")
+    header = None if split in layout.headerless_splits else [field.strip() for field in rows.pop(0)[1]]
+    if header is not None:
+        missing = [col for col in columns.values() if col not in header]
+        if missing:
+            raise ValueError(f"{path}: header lacks column(s) {missing}; header is {header}.")
+        positions = {name: header.index(col) for name, col in columns.items()}
+        n_fields = len(header)
+    else:
+        positions = dict(columns)
+        n_fields = len(rows[0][1]) if rows else 0
+    if not rows:
+        raise ValueError(f"{flag} {path} holds a header but no rows.")
+    # Test rows keep the file's own id for the submission; other splits are numbered like the Hub's `idx`.
+    has_index = split.startswith("test") and header is not None and layout.index_column in header
+    index_pos = header.index(layout.index_column) if has_index else None
+
+    out: dict[str, list] = {name: [] for name in columns}
+    out["idx"] = []
+    for row_number, (line, row) in enumerate(rows):
+        where = f"{path}:{line}"
+        if len(row) != n_fields:
+            if skip_bad_rows:
+                continue
+            raise ValueError(
+                f"{where}: expected {n_fields} tab-separated fields, got {len(row)}. The file was probably edited or "
+                "re-saved with quoting (GLUE files have none; re-download it), or pass skip_bad_rows=True to drop "
+                "such rows as the GLUE baselines do."
+            )
+        for name, pos in positions.items():
+            value = row[pos]
+            if name == "label":
+                try:
+                    value = spec.label_to_id(value)
+                except ValueError as err:
+                    raise ValueError(f"{where}: {err}") from None
+                if value is None:
+                    raise ValueError(f"{where}: missing gold label; valid labels: {list(spec.label_names or ())}.")
+            out[name].append(value)
+        if index_pos is None:
+            out["idx"].append(row_number)
+        else:
+            try:
+                out["idx"].append(int(row[index_pos]))
+            except ValueError:
+                raise ValueError(
+                    f"{where}: the {layout.index_column!r} column holds {row[index_pos]!r}, not an integer row id; "
+                    "GLUE submissions refer to rows by it. Restore the file's original ids."
+                ) from None
+
+    features = {name: datasets.Value("string") for name in columns if name != "label"}
+    if "label" in columns:
+        features["label"] = (
+            datasets.Value("float32") if spec.is_regression else datasets.ClassLabel(names=list(spec.label_names))
+        )
+    features["idx"] = datasets.Value("int64")
+    ordered = {name: out[name] for name in features}
+    return datasets.Dataset.from_dict(ordered, features=datasets.Features(features), split=split)
+
+
+# ------------------------------------------------------------------------------------------------ a recipe's splits
+
+
+def story_cloze_split(rows: datasets.Dataset, source: str = "--train_file") -> datasets.DatasetDict:
+    """The original split of the Story Cloze 2016 validation CSV: 1,497 training and 374 validation stories, by
+    `sklearn.model_selection.train_test_split` with the original seed 3535999445 (the rows in its order)."""
+    from sklearn.model_selection import train_test_split
+
+    if rows.num_rows <= STORY_CLOZE_VALIDATION_ROWS:
+        raise ValueError(
+            f"{source} holds {rows.num_rows} stories; the paper's protocol holds out {STORY_CLOZE_VALIDATION_ROWS} "
+            "of the 2016 validation CSV's 1,871 for validation and trains on the rest. Give the whole "
+            "cloze_test_val__spring2016 CSV, or drop --story_cloze_protocol and pass --validation_file."
+        )
+    train_idx, valid_idx = train_test_split(
+        np.arange(rows.num_rows), test_size=STORY_CLOZE_VALIDATION_ROWS, random_state=STORY_CLOZE_SEED
+    )
+    return datasets.DatasetDict({"train": rows.select(train_idx), "validation": rows.select(valid_idx)})
+
+
+def load_task_splits(
+    spec: TaskSpec,
+    *,
+    data_dir: str | None = None,
+    files: Mapping[str, str | None] | None = None,
+    story_cloze_protocol: bool = False,
+) -> tuple[datasets.DatasetDict, dict[str, str]]:
+    """A task's raw splits for a recipe, and where each came from (for messages and the model card).
+
+    Sources, in order: the Hub copy when neither `data_dir` nor `files` is given; else the splits of the GLUE folder
+    `data_dir` whose files exist (a folder with dev/test files only serves a prediction run), each overridden by the
+    file of `files` for that split (`train`, `validation`, `test`). With `story_cloze_protocol`, the train file (the
+    2016 validation CSV) is split into train and validation as in the original.
+
+    Returns:
+        `tuple[datasets.DatasetDict, dict[str, str]]`: The splits, and `{split: "--train_file path" | "data_dir
+        path" | "Hub copy"}`.
+    """
+    files = {split: path for split, path in (files or {}).items() if path}
+    if story_cloze_protocol and "train" not in files:
+        raise ValueError("--story_cloze_protocol needs --train_file (the 2016 Story Cloze validation CSV).")
+    if story_cloze_protocol and "validation" in files:
+        raise ValueError(
+            "--story_cloze_protocol takes its validation stories from --train_file (374 of the 2016 validation CSV); "
+            "drop --validation_file, or drop --story_cloze_protocol to use your own split."
+        )
+    raw: dict[str, datasets.Dataset] = {}
+    sources: dict[str, str] = {}
+    if data_dir:
+        if spec.glue_tsv is None:
+            raise ValueError(f"--data_dir reads GLUE TSV folders; {spec.name!r} is not a GLUE task: use --*_file.")
+        root = Path(data_dir)
+        if not root.is_dir():
+            raise FileNotFoundError(f"--data_dir {root} is not a folder; give the GLUE root or the task folder.")
+        for split in spec.glue_tsv.files:
+            if split not in files and glue_file(root, spec.glue_tsv, split).is_file():
+                raw[split] = load_glue_tsv(root, spec, split)
+                sources[split] = f"{glue_file(root, spec.glue_tsv, split)}"
+        if not raw and not files:
+            raise FileNotFoundError(
+                f"--data_dir {root} holds none of {spec.name}'s GLUE files "
+                f"({', '.join(f'{spec.glue_tsv.folder}/{name}' for name in spec.glue_tsv.files.values())})."
+            )
+    for split, path in files.items():
+        flag = f"--{split}_file"
+        rows = read_data_file(path, flag, task=spec, split=split)
+        if story_cloze_protocol and split == "train":
+            for name, part in story_cloze_split(rows, f"{flag} {path}").items():
+                raw[name], sources[name] = part, f"{flag} {path} ({name} part of the protocol's split)"
+        else:
+            raw[split], sources[split] = rows, f"{flag} {path}"
+    if not raw:
+        if spec.hub is None:
+            raise ValueError(f"{spec.name!r} has no Hub copy with its columns: pass --train_file/--validation_file.")
+        hub = datasets.load_dataset(*spec.hub)
+        raw = dict(hub)
+        sources = {split: f"the Hub copy {spec.hub[0]}" for split in raw}
+    return datasets.DatasetDict(raw), sources
+
+
+# ------------------------------------------------------------------------------------------------ text corpora
+
+TEXT_BUILDERS = {"txt": "text", "text": "text", "json": "json", "jsonl": "json", "csv": "csv", "parquet": "parquet"}
+
+
+def load_corpus(
+    train_files: Sequence[str] | None,
+    validation_files: Sequence[str] | None = None,
+    *,
+    dataset_name: str | None = None,
+    dataset_config_name: str | None = None,
+    text_column: str = "text",
+    streaming: bool = False,
+    validation_split_percentage: float = 5.0,
+) -> tuple[datasets.Dataset | datasets.IterableDataset, datasets.Dataset | datasets.IterableDataset]:
+    """(train, validation) documents with one `text` column, for language-model pre-training.
+
+    From local files (`.txt`: one document per line; `.jsonl`, `.csv`, `.parquet`: a text column) or a Hub dataset
+    (streamed when asked). Without validation files or split, `validation_split_percentage` of the training documents
+    are held out for perplexity.
+    """
+    if bool(train_files) == bool(dataset_name):
+        raise ValueError("Give exactly one text source: --train_files (local) or --dataset_name (Hub).")
+    if train_files:
+        train = _read_text_files(train_files, text_column, "--train_files")
+        validation = (
+            _read_text_files(validation_files, text_column, "--validation_files") if validation_files else None
+        )
+    else:
+        splits = datasets.load_dataset(dataset_name, dataset_config_name, streaming=streaming)
+        if text_column not in splits["train"].column_names:
+            raise ValueError(
+                f"{dataset_name} has no column {text_column!r}; its columns are {splits['train'].column_names}: pass "
+                "--text_column."
+            )
+        train = _text_only(splits["train"], text_column)
+        validation = next((splits[s] for s in ("validation", "valid", "test") if s in splits), None)
+        if validation is not None:
+            validation = _text_only(validation, text_column)
+    if validation is None:
+        if isinstance(train, datasets.IterableDataset):
+            raise ValueError("A streamed corpus needs a validation split or --validation_files for perplexity.")
+        if not 0 < validation_split_percentage < 100:
+            raise ValueError(f"--validation_split_percentage {validation_split_percentage} must be in (0, 100).")
+        held_out = math.ceil(train.num_rows * validation_split_percentage / 100)
+        if train.num_rows - held_out < 1:
+            raise ValueError(
+                f"The corpus has {train.num_rows} document(s) (lines, for .txt): too few to hold out "
+                f"{validation_split_percentage}% for perplexity. Pass --validation_files, or add text."
+            )
+        parts = train.train_test_split(test_size=validation_split_percentage / 100, seed=0, shuffle=False)
+        train, validation = parts["train"], parts["test"]
+    return train, validation
+
+
+def _read_text_files(paths: Sequence[str], text_column: str, flag: str) -> datasets.Dataset:
+    suffixes = {Path(p).suffix.lower().lstrip(".") for p in paths}
+    builders = {TEXT_BUILDERS.get(s) for s in suffixes}
+    if None in builders or len(builders) != 1:
+        raise ValueError(
+            f"{flag}: text files must share one type among {sorted(TEXT_BUILDERS)}; got {sorted(suffixes)}."
+        )
+    for path in map(Path, paths):
+        if not path.is_file():
+            what = "is a folder, not a file" if path.is_dir() else "does not exist"
+            raise FileNotFoundError(f"{flag}: text file {path} {what}.")
+        if path.stat().st_size == 0:
+            raise ValueError(f"{flag}: text file {path} is empty.")
+        _read_text(path, flag)  # a non-UTF-8 byte is named with its line here, not deep inside the arrow reader
+    builder = builders.pop()
+    dataset = datasets.load_dataset(builder, data_files={"train": list(paths)}, split="train")
+    if text_column not in dataset.column_names:
+        raise ValueError(
+            f"{flag} {list(paths)}: no column {text_column!r}; the columns are {dataset.column_names}: pass "
+            "--text_column."
+        )
+    return _text_only(dataset, text_column)
+
+
+def _text_only(dataset, text_column: str):
+    dataset = dataset.select_columns([text_column])
+    return dataset if text_column == "text" else dataset.rename_column(text_column, "text")

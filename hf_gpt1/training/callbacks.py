@@ -1,0 +1,142 @@
+"""The Trainer callbacks of hf_gpt1: the steady-state speed meter (with its step clock, which the benchmarks use too)
+and checkpoint completion (a marker once every file is written, then rotation)."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+from accelerate import PartialState
+from accelerate.utils import reduce
+from transformers import TrainerCallback
+from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
+
+from .checkpoints import mark_complete, rotate_checkpoints
+
+__all__ = ["CheckpointCompletion", "SpeedMeter", "StepClock"]
+
+
+class StepClock:
+    """Time points of a training loop, without a host↔device sync between them: CUDA events on a GPU (the time
+    between two points is then the GPU's timeline, idle gaps included), `perf_counter` elsewhere."""
+
+    def __init__(self, device: torch.device | str):
+        self.cuda = torch.device(device).type == "cuda"
+        self.seconds: list[float] = []  # between consecutive marks, once settled
+        self._marks: list[Any] = []
+
+    def mark(self) -> None:
+        if self.cuda:
+            event = torch.cuda.Event(enable_timing=True)
+            event.record()
+            self._marks.append(event)
+        else:
+            self._marks.append(time.perf_counter())
+
+    def settle(self) -> list[float]:
+        """Adds the times between the marks so far to `seconds` (waiting once for the device) and keeps only the last
+        mark, as the start of the next interval; returns `seconds`."""
+        if len(self._marks) > 1:
+            if self.cuda:
+                self._marks[-1].synchronize()
+                self.seconds += [a.elapsed_time(b) / 1e3 for a, b in zip(self._marks, self._marks[1:])]
+            else:
+                self.seconds += [b - a for a, b in zip(self._marks, self._marks[1:])]
+            self._marks = self._marks[-1:]
+        return self.seconds
+
+
+class SpeedMeter(TrainerCallback):
+    """Steady-state training speed: the steps after the first tenth of the run (at least the first step, which
+    compiles under `--torch_compile` and makes the first allocations), without the ones an evaluation or a
+    checkpoint interrupted.
+
+    The trainer hands each batch to [`count`], which adds its tokens (the attention mask's ones, else every input id)
+    on the device; they and the step times are read when the Trainer has just synchronised to log the loss, so the
+    meter adds no sync of its own and keeps no more than a logging interval of device objects.
+    """
+
+    def __init__(self):
+        self.clock: StepClock | None = None
+        self.device: torch.device | None = None
+        self.steps: list[int] = []  # the global step of each timed step
+        self.tokens: list[int] = []  # its tokens on this process, once read
+        self.unread: list[torch.Tensor | int] = []  # token counts of the steps since the last reading
+        self.interrupted: set[int] = set()  # steps whose interval holds an evaluation or a save
+        self.graphs = 0  # dynamo's count of compiled graphs at the end of the first step
+        self._step_tokens: torch.Tensor | int = 0  # this optimizer step's tokens so far, on the device
+
+    def count(self, inputs: dict[str, Any]) -> None:
+        """Adds one batch's tokens to the current step (on the device, no sync)."""
+        mask = inputs.get("attention_mask")
+        self._step_tokens = self._step_tokens + (mask.sum() if mask is not None else inputs["input_ids"].numel())
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        self.clock, self.device = StepClock(args.device), args.device
+        self.steps, self.tokens, self.unread, self.interrupted, self._step_tokens = [], [], [], set(), 0
+        self.clock.mark()
+
+    def on_step_end(self, args, state, control, **kwargs):
+        self.clock.mark()
+        self.steps.append(state.global_step)
+        self.unread.append(self._step_tokens)
+        self._step_tokens = 0
+        if len(self.steps) == 1:
+            self.graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"]
+
+    def on_log(self, args, state, control, **kwargs):
+        self._read()
+
+    def on_evaluate(self, args, state, control, **kwargs):
+        self.interrupted.add(state.global_step + 1)
+
+    def on_save(self, args, state, control, **kwargs):
+        self.interrupted.add(state.global_step + 1)
+
+    def _read(self) -> None:
+        if self.clock is not None:
+            self.clock.settle()
+            self.tokens += [int(count) for count in self.unread]
+            self.unread = []
+
+    def summary(self) -> dict[str, float] | None:
+        """The last `train()`'s steady-state speed: `steps`, `steps_per_s`, `tokens_per_s` (all processes: call it on
+        every one), `first_step_s`, `max_step_over_median` and `graphs_compiled_after_first_step`; None for a run
+        too short to tell."""
+        self._read()
+        if self.clock is None or len(self.steps) < 3:
+            return None
+        seconds = self.clock.seconds  # seconds[i]: the step that ended at mark i + 1
+        skip = max(1, len(seconds) // 10)
+        kept = [i for i in range(skip, len(seconds)) if self.steps[i] not in self.interrupted]
+        if not kept:
+            return None
+        tokens = torch.tensor(sum(self.tokens[i] for i in kept), device=self.device)
+        tokens = float(reduce(tokens, reduction="sum"))
+        total = sum(seconds[i] for i in kept)
+        steady = [seconds[i] for i in kept]
+        return {
+            "steps": len(kept),
+            "steps_per_s": len(kept) / total,
+            "tokens_per_s": tokens / total,
+            "first_step_s": seconds[0],
+            "max_step_over_median": max(steady) / statistics.median(steady),
+            "graphs_compiled_after_first_step": torch._dynamo.utils.counters["stats"]["unique_graphs"] - self.graphs,
+        }
+
+
+class CheckpointCompletion(TrainerCallback):
+    """Marks each checkpoint complete once all its files are written (every process's, for sharded saves), then
+    deletes the checkpoints beyond `args.keep_checkpoints` (`--save_total_limit`): never the newest complete one, the
+    best one, or one newer than the newest complete one (`hf_gpt1.training.checkpoints`)."""
+
+    def on_save(self, args, state, control, **kwargs):
+        folder = Path(args.output_dir) / f"{PREFIX_CHECKPOINT_DIR}-{state.global_step}"
+        PartialState().wait_for_everyone()
+        if args.should_save:
+            mark_complete(folder, state.global_step)
+            limit = getattr(args, "keep_checkpoints", None)  # plain TrainingArguments: GPT1Trainer refuses a limit
+            rotate_checkpoints(folder.parent, limit, keep=state.best_model_checkpoint)

@@ -1,0 +1,242 @@
+"""Checkpoints that are never lost: completion markers, verified resumes, safe rotation, and model loading.
+
+Trainer writes a checkpoint file by file; a run killed half-way leaves a folder that looks like a checkpoint but is
+missing its optimizer or trainer state. `GPT1Trainer` therefore writes, after every file of a checkpoint is on disk
+(fsynced), a marker recording each file's size ([`mark_complete`]); a checkpoint counts only with its marker and only
+while its files still have those sizes ([`checkpoint_problem`]). Rotation (`save_total_limit`) deletes old
+checkpoints only once a newer one is complete ([`rotate_checkpoints`]), and a resume falls back past a checkpoint that
+was damaged after it was written ([`last_complete_checkpoint`]).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import pickle
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
+
+logger = logging.getLogger(__name__)
+
+COMPLETE_MARKER = "checkpoint_complete.json"
+
+__all__ = [
+    "COMPLETE_MARKER",
+    "checkpoint_problem",
+    "check_model_path",
+    "complete_checkpoints",
+    "last_complete_checkpoint",
+    "load_checkpoint",
+    "mark_complete",
+    "resume_checkpoint",
+    "rotate_checkpoints",
+    "write_json_atomic",
+]
+
+
+def write_json_atomic(path: str | os.PathLike, data: Any) -> None:
+    """Writes JSON through a temporary file, an fsync and a rename, so readers never see half a file."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2, sort_keys=True, default=str)
+        f.write("\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def _fsync(path: Path) -> None:
+    with open(path, "rb") as f:
+        os.fsync(f.fileno())
+
+
+def mark_complete(folder: str | os.PathLike, global_step: int) -> None:
+    """Flushes every file of a checkpoint to disk, then records it as complete with each file's size."""
+    folder = Path(folder)
+    files = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and path.name != COMPLETE_MARKER:
+            _fsync(path)
+            files[path.relative_to(folder).as_posix()] = path.stat().st_size
+    write_json_atomic(folder / COMPLETE_MARKER, {"global_step": global_step, "files": files})
+
+
+def checkpoint_problem(folder: str | os.PathLike) -> str | None:
+    """Why `folder` is not a usable complete checkpoint (no marker, a missing or resized file, a weights file whose
+    header does not parse), or None when it is one."""
+    folder = Path(folder)
+    marker = folder / COMPLETE_MARKER
+    if not marker.is_file():
+        return "it was never completed (no completion marker: the run stopped while saving it)"
+    try:
+        files = json.loads(marker.read_text(encoding="utf-8")).get("files", {})
+    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
+        return f"its completion marker {marker.name} is damaged"
+    for name, size in files.items():
+        path = folder / name
+        if not path.is_file():
+            return f"{name} is missing"
+        if path.stat().st_size != size:
+            return f"{name} has {path.stat().st_size} bytes where {size} were written (truncated or overwritten)"
+    for weights in folder.glob("*.safetensors"):
+        problem = _safetensors_problem(weights)
+        if problem:
+            return f"{weights.name} {problem}"
+    for state in folder.glob("*.json"):  # trainer_state.json, the config: a resume reads them first
+        try:
+            json.loads(state.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            return f"{state.name} is not valid JSON ({err})"
+    return None
+
+
+def _safetensors_problem(path: Path) -> str | None:
+    from safetensors import SafetensorError, safe_open
+
+    try:
+        with safe_open(str(path), framework="pt") as weights:
+            weights.keys()
+    except (SafetensorError, OSError) as err:
+        return f"does not load ({err})"
+    return None
+
+
+def _checkpoint_folders(output_dir: str | os.PathLike) -> list[tuple[int, Path]]:
+    """`(step, folder)` of every `checkpoint-N` folder, oldest first."""
+    folder = Path(output_dir)
+    if not folder.is_dir():
+        return []
+    found = []
+    for path in folder.glob(f"{PREFIX_CHECKPOINT_DIR}-*"):
+        match = re.fullmatch(rf"{PREFIX_CHECKPOINT_DIR}-(\d+)", path.name)
+        if match and path.is_dir():
+            found.append((int(match.group(1)), path))
+    return sorted(found)
+
+
+def complete_checkpoints(output_dir: str | os.PathLike) -> list[Path]:
+    """The checkpoint folders of `output_dir` that carry a completion marker, oldest first (not verified)."""
+    return [path for _, path in _checkpoint_folders(output_dir) if (path / COMPLETE_MARKER).is_file()]
+
+
+def last_complete_checkpoint(output_dir: str | os.PathLike) -> str | None:
+    """The newest checkpoint of `output_dir` that was written completely and is still intact, or None.
+
+    A newer checkpoint that is incomplete or damaged is skipped with a warning that names it and says why, so a
+    resume continues from the previous good one instead of failing on a truncated file.
+    """
+    for _, path in reversed(_checkpoint_folders(output_dir)):
+        problem = checkpoint_problem(path)
+        if problem is None:
+            return str(path)
+        logger.warning("Not resuming from %s: %s. Trying the checkpoint before it.", path, problem)
+    return None
+
+
+def resume_checkpoint(args: Any) -> str | None:
+    """The checkpoint `--resume` continues from (None: no resume, or no complete checkpoint yet, said on the main
+    process)."""
+    if not args.resume:
+        return None
+    checkpoint = last_complete_checkpoint(args.output_dir)
+    if args.process_index == 0:
+        print(f"Resuming from {checkpoint or 'the start (no complete checkpoint yet)'}", flush=True)
+    return checkpoint
+
+
+def rotate_checkpoints(
+    output_dir: str | os.PathLike, limit: int | None, keep: str | os.PathLike | None = None
+) -> None:
+    """Deletes the oldest checkpoints until at most `limit` remain, never the newest complete one nor `keep` (the
+    best one), and never one newer than the newest complete one (its successor may still be unfinished)."""
+    if not limit or limit <= 0:
+        return
+    folders = [path for _, path in _checkpoint_folders(output_dir)]
+    complete = [path for path in folders if checkpoint_problem(path) is None]
+    if not complete:
+        return
+    newest = complete[-1]
+    protected = {newest.resolve(), *((Path(keep).resolve(),) if keep else ())}
+    candidates = [path for path in folders[: folders.index(newest)] if path.resolve() not in protected]
+    excess = len(folders) - max(limit, len(protected))
+    for path in candidates[: max(excess, 0)]:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def check_model_path(name_or_path: str | os.PathLike, flag: str = "--model_name_or_path") -> None:
+    """Refuses a local-looking model path that does not exist, before transformers reports it as a bad Hub id."""
+    text = str(name_or_path)
+    hub_id = re.fullmatch(r"[\w-][\w.-]*(/[\w.-]+)?", text) is not None and not Path(text).exists()
+    path = Path(text).expanduser()
+    if hub_id:
+        return
+    if not path.exists():
+        raise FileNotFoundError(
+            f"{flag} {text}: no such folder. Give a saved checkpoint folder (config.json + model.safetensors) or a "
+            "Hub id such as openai-community/openai-gpt."
+        )
+    if not path.is_dir():
+        raise NotADirectoryError(f"{flag} {text} is a file; give the folder that holds config.json and the weights.")
+
+
+def load_checkpoint(model_class: type, name_or_path: str | os.PathLike, **overrides: Any):
+    """`model_class.from_pretrained(name_or_path, **overrides)` with load failures turned into one clear error.
+
+    Weights are read from `model.safetensors` (no code can run while loading it); a pickled `pytorch_model.bin` only
+    through transformers' `torch.load(weights_only=True)`, which refuses anything but tensors. A classification head
+    whose size differs from the requested `num_labels` is refused instead of silently re-initialised or crashing
+    half-way through loading.
+    """
+    from safetensors import SafetensorError
+
+    check_model_path(name_or_path)
+    folder = Path(name_or_path)
+    if folder.is_dir():
+        if not (folder / "config.json").is_file():
+            raise FileNotFoundError(f"{folder} has no config.json: it is not a saved model folder.")
+        try:
+            saved = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise ValueError(f"{folder / 'config.json'} is not valid JSON ({err}); re-save the model.") from None
+        if not isinstance(saved, dict):
+            raise ValueError(f"{folder / 'config.json'} holds no JSON object; re-save the model.")
+        heads = [a for a in saved.get("architectures") or [] if a.endswith("ForSequenceClassification")]
+        wanted = overrides.get("num_labels")
+        saved_labels = _saved_head_rows(folder) if heads and wanted is not None else None
+        if saved_labels is not None and saved_labels != wanted:
+            raise ValueError(
+                f"{folder} holds a {heads[0]} with a {saved_labels}-label head; this task "
+                f"needs {wanted} label(s). Fine-tune from the pre-trained (language-model) checkpoint instead, or "
+                "from a checkpoint of a task with the same labels."
+            )
+    try:
+        return model_class.from_pretrained(name_or_path, **overrides)
+    except pickle.UnpicklingError as err:
+        cause = (
+            f"a pickled .bin that holds more than tensors, which weights-only loading refuses (it could run code: "
+            f"{str(err).splitlines()[0]}). Re-save the model with save_pretrained (safetensors) from a trusted copy."
+        )
+    except SafetensorError as err:
+        cause = f"a truncated or corrupt model.safetensors ({err}); copy or download it again."
+    except (OSError, RuntimeError) as err:
+        cause = f"{str(err).splitlines()[0]}"
+    raise ValueError(f"Could not load {model_class.__name__} from {name_or_path}: {cause}")
+
+
+def _saved_head_rows(folder: Path) -> int | None:
+    """Output size of the classifier saved in `folder/model.safetensors` (read from the header only), or None."""
+    from safetensors import SafetensorError, safe_open
+
+    try:
+        with safe_open(str(folder / "model.safetensors"), framework="pt") as weights:
+            if "score.weight" in weights.keys():
+                return int(weights.get_slice("score.weight").get_shape()[0])
+    except (SafetensorError, OSError):  # no or damaged weights: from_pretrained reports it
+        return None
+    return None

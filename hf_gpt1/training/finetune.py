@@ -1,0 +1,434 @@
+"""Fine-tuning with L3 = L2 + λ·L1 on any task of `hf_gpt1.data.tasks`: [`run_finetuning`], behind
+`recipes/glue.py` and `recipes/multiple_choice.py`.
+
+Data flow: raw rows (Hub, GLUE TSV folder, or CSV/TSV/JSON files: `hf_gpt1.data.files`) → `prepare_dataset` (tokenize
+once) → the task's collator (special tokens, padding, LM labels) → `GPT1ForSequenceClassification` /
+`GPT1ForMultipleChoice` → `GPT1Trainer` → validation metrics from the local GLUE `evaluate` module, test predictions
+as GLUE submission TSVs or prediction files, in input order.
+
+The defaults are the paper's protocol (the original code's): uniform shuffling with the last partial batch dropped,
+the original's embedding table (its dropout and L1 softmax), evaluation on validation every epoch and test
+predictions from the best-validation checkpoint.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+import datasets
+import numpy as np
+import pyarrow.compute as pc
+import torch
+from transformers import EvalPrediction, set_seed
+from transformers.trainer_utils import IntervalStrategy, SaveStrategy
+
+from ..data.files import load_task_splits
+from ..data.metrics import load_metric
+from ..data.submissions import write_glue_submission, write_predictions
+from ..data.tasks import TaskSpec, get_task
+from ..data.transforms import prepare_dataset
+from ..formats import SPECIAL_TOKENS_PER_SEQUENCE, story_cloze_segment_cap
+from ..modeling_gpt1 import GPT1ForMultipleChoice, GPT1ForSequenceClassification, GPT1PreTrainedModel
+from ..tokenization_gpt1 import add_gpt1_special_tokens, load_gpt1_tokenizer
+from .arguments import DataArguments, GPT1TrainingArguments, ModelArguments, check_planned_steps
+from .checkpoints import check_model_path, load_checkpoint, resume_checkpoint
+from .memory import apply_memory_arguments
+from .output_dir import check_output_dir, claimed, run_identity
+from .results import format_metrics, logged_metrics, print_start, save_results
+from .trainer import GPT1Trainer
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["build_model", "reinitialize_blocks", "run_finetuning"]
+
+RECIPE_FOR_MULTIPLE_CHOICE = {False: "glue", True: "multiple_choice"}
+"""The command-line recipe of each kind of task (other callers, such as the demo, take any task)."""
+
+
+def run_finetuning(
+    model_args: ModelArguments, data_args: DataArguments, args: GPT1TrainingArguments, recipe: str = "glue"
+) -> dict[str, Any]:
+    """Fine-tunes, evaluates and predicts; returns (and writes to `output_dir/all_results.json`) the metrics.
+
+    Every input problem (unknown task, bad columns or labels, unreadable files, an output dir of another run,
+    `max_seq_length` beyond the model) is raised before the output folder is claimed and the first training step.
+    With `--do_train false` the model is only evaluated and used for predictions.
+    """
+    started = time.time()
+    spec = get_task(data_args.task)
+    title = f"{recipe} {spec.name}" + ("" if args.do_train else " (prediction only)")
+    identity = run_identity(recipe, model_args, data_args, args.seed)
+    if args.process_index == 0:  # an unusable folder is refused before anything loads; it is claimed below
+        check_output_dir(args.output_dir, identity, args.overwrite_output_dir, args.resume)
+    _check_arguments(spec, data_args, args, recipe)
+    set_seed(args.seed)
+
+    # data: the task's splits, checked, then the evaluation plan
+    raw, sources = _load_splits(spec, data_args, args)
+    eval_names = _eval_split_names(raw)
+    _plan_best_checkpoint(args, spec, eval_names)
+
+    # model and tokenizer; the length the model is fine-tuned with travels with its tokenizer to the pipelines
+    check_model_path(model_args.model_name_or_path)
+    if model_args.tokenizer_name_or_path:
+        check_model_path(model_args.tokenizer_name_or_path, "--tokenizer_name_or_path")
+    tokenizer = load_gpt1_tokenizer(model_args.tokenizer_name_or_path or model_args.model_name_or_path)
+    model = build_model(spec, model_args, tokenizer)
+    max_length, segment_cap = _lengths(data_args, model.config.n_positions)
+    tokenizer.model_max_length = max_length
+
+    # tokenized once (the main process first; the others read its cache)
+    processed = {}
+    with args.main_process_first(desc="tokenization"):
+        for split, rows in raw.items():
+            processed[split], collator = _tokenize(
+                spec, data_args, split, rows, sources[split], tokenizer, max_length, segment_cap
+            )
+    if args.train_sampling_strategy == "group_by_length" and "train" in processed:
+        processed["train"] = _with_lengths(processed["train"], spec.format)
+    if args.do_train:
+        check_planned_steps(args, processed["train"])
+
+    with claimed(args, identity):
+        apply_memory_arguments(args)
+        trainer = GPT1Trainer(
+            model=model,
+            args=args,
+            train_dataset=processed.get("train"),
+            eval_dataset={split: processed[split] for split in eval_names} or None,
+            data_collator=collator,
+            processing_class=tokenizer,
+            compute_metrics=_metric_fn(spec),
+        )
+        print_start(trainer, title)
+        train_result = None
+        if args.do_train:
+            train_result = trainer.train(resume_from_checkpoint=resume_checkpoint(args))
+            trainer.save_model()
+
+        # validation metrics of the model in hand (logged when it was evaluated during training), test predictions
+        results: dict[str, Any] = {"task": spec.name}
+        lines = []
+        best = trainer.state.best_model_checkpoint if args.load_best_model_at_end else None
+        if best is not None:
+            results["best_checkpoint"] = best
+            results["best_metric"] = {args.metric_for_best_model: trainer.state.best_metric}
+            lines.append(f"best checkpoint (by {args.metric_for_best_model}): {best}")
+        step = trainer.state.best_global_step if best is not None else trainer.state.global_step
+        for split in eval_names:
+            metrics = logged_metrics(trainer, f"eval_{split}_", step) if args.do_train else None
+            if metrics is None:
+                metrics = trainer.evaluate(processed[split], metric_key_prefix=f"eval_{split}")
+            results[split] = metrics
+            lines.append(f"{split}: {format_metrics(metrics, f'eval_{split}_')}")
+        for split in [s for s in processed if s.startswith("test")]:
+            lines.append(_predict(trainer, spec, split, processed[split], raw[split], results))
+        return save_results(trainer, title, results, lines, train_result, started)
+
+
+# ------------------------------------------------------------------------------------------------- model
+
+
+def reinitialize_blocks(model: GPT1PreTrainedModel, keep: int) -> None:
+    """Keeps the first `keep` transformer blocks and re-draws the others with GPT-1's init (paper Fig. 2, left)."""
+    blocks = model.transformer.h
+    if not 0 <= keep <= len(blocks):
+        raise ValueError(f"--transfer_layers must be in [0, {len(blocks)}], got {keep}.")
+    std = model.config.initializer_range
+    with torch.no_grad():
+        for block in blocks[keep:]:
+            for name, param in block.named_parameters():
+                if name.startswith(("ln_1", "ln_2")):
+                    param.fill_(1.0 if name.endswith("weight") else 0.0)
+                elif name.endswith("bias"):
+                    param.zero_()
+                else:
+                    param.normal_(0.0, std)
+
+
+def build_model(spec: TaskSpec, model_args: ModelArguments, tokenizer) -> GPT1PreTrainedModel:
+    """The head for `spec`, from pre-trained weights (or random ones), with the special tokens and λ set."""
+    head = GPT1ForMultipleChoice if spec.format == "multiple_choice" else GPT1ForSequenceClassification
+    overrides: dict[str, Any] = {
+        "lm_coef": model_args.lm_coef,
+        "clf_pdrop": model_args.clf_pdrop,
+        "original_embedding_table": model_args.original_embedding_table,
+        "similarity": spec.format == "similarity",
+        "input_format": spec.format,
+    }
+    if spec.format != "multiple_choice":
+        overrides["num_labels"] = spec.num_labels
+        if spec.id2label:
+            overrides["id2label"] = spec.id2label
+            overrides["label2id"] = {v: k for k, v in spec.id2label.items()}
+        overrides["problem_type"] = "regression" if spec.is_regression else "single_label_classification"
+    if model_args.from_scratch:
+        check_model_path(model_args.model_name_or_path)
+        config = head.config_class.from_pretrained(model_args.model_name_or_path, **overrides)
+        model = head(config)
+    else:
+        model = load_checkpoint(head, model_args.model_name_or_path, **overrides)
+    model.set_attn_implementation(model_args.attn_implementation)
+    add_gpt1_special_tokens(tokenizer, model)
+    if model_args.transfer_layers is not None:
+        reinitialize_blocks(model, model_args.transfer_layers)
+    return model
+
+
+# ------------------------------------------------------------------------------------------------- checks
+
+
+def _check_arguments(spec: TaskSpec, data_args: DataArguments, args: GPT1TrainingArguments, recipe: str) -> None:
+    """What the arguments' own checks cannot see: the task and recipe together."""
+    multiple_choice = spec.format == "multiple_choice"
+    right = RECIPE_FOR_MULTIPLE_CHOICE[multiple_choice]
+    if recipe in RECIPE_FOR_MULTIPLE_CHOICE.values() and recipe != right:
+        kind = "multiple choice" if multiple_choice else "not multiple choice"
+        raise ValueError(f"--task {data_args.task!r} is {kind}: run it with recipes/{right}.py.")
+    if data_args.segment_cap is not None and spec.format != "multiple_choice":
+        raise ValueError("--segment_cap applies to multiple-choice tasks (Story Cloze, RACE, SWAG) only.")
+    if data_args.story_cloze_protocol and spec.name != "story_cloze":
+        raise ValueError(f"--story_cloze_protocol is Story Cloze's; --task {data_args.task!r} has no such protocol.")
+    if spec.predicted_by is not None and args.do_train:
+        raise ValueError(
+            f"{spec.name!r} has no training data: it is predicted by a model fine-tuned on {spec.predicted_by!r}. "
+            f"Run --task {spec.name} --do_train false --model_name_or_path <your {spec.predicted_by} run>."
+        )
+    if not (args.do_train or args.do_eval or args.do_predict):
+        raise ValueError("--do_train, --do_eval and --do_predict are all false: there is nothing to do.")
+
+
+def _load_splits(
+    spec: TaskSpec, data_args: DataArguments, args: GPT1TrainingArguments
+) -> tuple[datasets.DatasetDict, dict[str, str]]:
+    """The splits this run uses (train, validation, test as asked), each with the task's columns, and their sources."""
+    files = {"train": data_args.train_file, "validation": data_args.validation_file, "test": data_args.test_file}
+    raw, sources = load_task_splits(
+        spec, data_dir=data_args.data_dir, files=files, story_cloze_protocol=data_args.story_cloze_protocol
+    )
+    if not args.do_train:  # a prediction run: nothing to evaluate or save during training
+        raw.pop("train", None)
+        args.eval_strategy, args.save_strategy = IntervalStrategy.NO, SaveStrategy.NO
+    elif "train" not in raw:
+        raise ValueError(f"No train split for {spec.name!r}: give --train_file or a --data_dir with train.tsv.")
+    if not args.do_predict:
+        raw = datasets.DatasetDict({s: rows for s, rows in raw.items() if not s.startswith("test")})
+    if not args.do_eval:
+        raw = datasets.DatasetDict({s: rows for s, rows in raw.items() if s not in _eval_split_names(raw)})
+    for split, rows in raw.items():
+        _check_columns(spec, split, rows, sources[split])
+    if args.do_train and args.eval_strategy != "no" and not _eval_split_names(raw):
+        raise ValueError(
+            f"--eval_strategy {args.eval_strategy.value} needs validation rows, and there are none: pass "
+            "--validation_file, or --eval_strategy no to train without evaluating."
+        )
+    if not raw:
+        raise ValueError("There is no data to train, evaluate or predict: give --train_file, --data_dir, ...")
+    return raw, sources
+
+
+def _lengths(data_args: DataArguments, n_positions: int) -> tuple[int, int | None]:
+    """The longest input (`--max_seq_length`, at most the model's learned positions) and the per-segment cap."""
+    max_length = n_positions if data_args.max_seq_length is None else data_args.max_seq_length
+    if max_length > n_positions:
+        raise ValueError(
+            f"--max_seq_length {max_length} exceeds the model's n_positions={n_positions} (learned positions); "
+            f"use at most {n_positions}."
+        )
+    segment_cap = data_args.segment_cap
+    if segment_cap is None and data_args.story_cloze_protocol:
+        segment_cap = story_cloze_segment_cap(max_length)  # the original's rule: n_ctx // 2 - 2 per segment
+    return max_length, segment_cap
+
+
+def _check_columns(spec: TaskSpec, split: str, rows: datasets.Dataset, source: str) -> None:
+    """Refuses a split without the task's columns while nothing has been loaded yet."""
+    needed = [
+        *spec.text_columns,
+        *spec.choice_columns,
+        *((spec.choice_prefix_column,) if spec.choice_prefix_column else ()),
+    ]
+    missing = [name for name in needed if name not in rows.column_names]
+    if missing:
+        raise ValueError(
+            f"{source}: task {spec.name!r} needs column(s) {missing}, but the columns are {rows.column_names}. Rename "
+            "them (the Hub's names), or give the official GLUE file."
+        )
+    if spec.format != "multiple_choice":  # an empty text would be classified from its special tokens alone
+        for name in spec.text_columns:
+            empty = next((i for i, text in enumerate(rows[name]) if isinstance(text, str) and not text.strip()), None)
+            if empty is not None:
+                raise ValueError(
+                    f"{source}: data row {empty + 1} has an empty {name!r}; fill in the text or drop the row."
+                )
+    if not split.startswith("test") and spec.label_column not in rows.column_names:
+        raise ValueError(
+            f"{source}: no label column {spec.label_column!r} (columns: {rows.column_names}); {split} rows need gold "
+            "labels. Rename the column, or pass unlabelled rows as --test_file."
+        )
+
+
+def _eval_split_names(splits) -> list[str]:
+    return [s for s in splits if s != "train" and not s.startswith("test")]
+
+
+def _eval_split_names(splits) -> list[str]:
+    return [s for s in splits if s != "train" and not s.startswith("test")]
+
+
+def _plan_best_checkpoint(args: GPT1TrainingArguments, spec: TaskSpec, eval_names: list[str]) -> None:
+    """The original predicts test with the best-validation parameters: Trainer's `load_best_model_at_end`."""
+    auto = args.load_best_model_at_end is None
+    wanted = args.do_train and bool(eval_names) and args.eval_strategy != "no"
+    if auto:
+        args.load_best_model_at_end = wanted
+    elif args.load_best_model_at_end and not wanted:
+        raise ValueError(
+            "--load_best_model_at_end needs training with --eval_strategy steps or epoch and a validation split."
+        )
+    if not args.load_best_model_at_end:
+        return
+    if args.save_strategy != args.eval_strategy:
+        if not auto:
+            raise ValueError(
+                f"--load_best_model_at_end needs checkpoints where evaluations run: --save_strategy "
+                f"{args.save_strategy.value} differs from --eval_strategy {args.eval_strategy.value}."
+            )
+        args.load_best_model_at_end = False  # the user chose other save points: keep the final model
+        return
+    args.metric_for_best_model = f"eval_{eval_names[0]}_{spec.main_metric}"
+    args.greater_is_better = True  # every task's main metric (accuracy, F1, correlations) grows with quality
+
+
+# ------------------------------------------------------------------------------------------------- data
+
+
+def _tokenize(
+    spec: TaskSpec, data_args: DataArguments, split: str, rows, source: str, tokenizer, max_length: int, segment_cap
+):
+    """One split, tokenized once (`prepare_dataset`), with what was dropped or will be truncated said."""
+    limit = data_args.max_train_samples if split == "train" else data_args.max_eval_samples
+    if limit is not None and not split.startswith("test"):
+        rows = rows.select(range(min(limit, rows.num_rows)))
+    try:
+        dataset, collator = prepare_dataset(
+            rows,
+            tokenizer,
+            spec,
+            drop_unlabeled=not split.startswith("test"),
+            max_length=max_length,
+            pad_to_multiple_of=data_args.pad_to_multiple_of,
+            **({"segment_cap": segment_cap} if spec.format == "multiple_choice" else {}),
+        )
+    except (KeyError, TypeError, ValueError) as err:  # name the file: the row/column alone is not enough
+        message = err.args[0] if isinstance(err, KeyError) and err.args else err
+        raise ValueError(f"{source}: {message}") from err
+    dropped = rows.num_rows - dataset.num_rows
+    if dropped:
+        logger.warning(
+            "%s: dropped %d of %d rows without a gold label (empty, '-' or -1 in %r).",
+            source,
+            dropped,
+            rows.num_rows,
+            spec.label_column,
+        )
+    cap = segment_cap if spec.format == "multiple_choice" else None
+    truncated = _rows_to_truncate(dataset, spec.format, max_length, cap)
+    if truncated:
+        logger.warning(
+            "%s: %d of %d rows are longer than %d tokens%s and are truncated (special tokens kept); "
+            "--max_seq_length sets the limit, at most the model's n_positions.",
+            source,
+            truncated,
+            dataset.num_rows,
+            max_length,
+            "" if cap is None else f" or have a segment over --segment_cap {cap}",
+        )
+    if dataset.num_rows == 0 and not split.startswith("test"):
+        raise ValueError(f"{source}: no row has a gold label in {spec.label_column!r}.")
+    if split.startswith("test") and "labels" in dataset.column_names:
+        labelled = sum(label is not None for label in dataset["labels"])
+        if 0 < labelled < dataset.num_rows:
+            raise ValueError(
+                f"{source}: {labelled} of {dataset.num_rows} test rows have a gold label in "
+                f"{spec.label_column!r}: label all of them (for test metrics) or none (for predictions only)."
+            )
+    return dataset, collator
+
+
+def _predictions(spec: TaskSpec, outputs: np.ndarray | tuple) -> np.ndarray:
+    """Trainer's prediction outputs → one prediction per example: the score (regression) or the class / choice."""
+    logits = outputs[0] if isinstance(outputs, tuple) else outputs
+    return logits.squeeze(-1) if spec.is_regression else logits.argmax(-1)
+
+
+def _metric_fn(spec: TaskSpec):
+    metric = load_metric(spec)
+
+    def compute(prediction: EvalPrediction) -> dict[str, float]:
+        preds = _predictions(spec, prediction.predictions)
+        return metric.compute(predictions=preds, references=prediction.label_ids)
+
+    return compute
+
+
+def _segment_lengths(dataset: datasets.Dataset, format: str) -> list[np.ndarray]:
+    """Each row's segment lengths in tokens, special tokens excluded: `[text]`, `[a, b]`, or `[context, longest
+    answer]` for multiple choice (every answer's sequence is padded to the longest one's). Read from the token columns
+    with Arrow, through a filter's index mapping, without turning rows into Python lists."""
+    table = dataset.with_format("arrow")[:]
+
+    def lengths(column) -> np.ndarray:
+        return pc.list_value_length(column).to_numpy(zero_copy_only=False).astype(np.int64)
+
+    if format == "multiple_choice":
+        choices = table["choices"].combine_chunks()
+        longest = np.zeros(table.num_rows, dtype=np.int64)
+        np.maximum.at(longest, pc.list_parent_indices(choices).to_numpy(), lengths(pc.list_flatten(choices)))
+        return [lengths(table["context"]), longest]
+    return [lengths(table[name]) for name in ("segment_a", "segment_b") if name in table.column_names]
+
+
+def _with_lengths(dataset: datasets.Dataset, format: str) -> datasets.Dataset:
+    """Adds the `length` column that `group_by_length` batching sorts on (segment tokens, specials excluded)."""
+    return dataset.add_column("length", sum(_segment_lengths(dataset, format)).tolist())
+
+
+def _rows_to_truncate(dataset: datasets.Dataset, format: str, max_length: int, segment_cap: int | None) -> int:
+    """How many rows the collator will shorten: a sequence over `max_length` tokens with the format's special tokens,
+    or a segment over `segment_cap`."""
+    if dataset.num_rows == 0:
+        return 0
+    segments = _segment_lengths(dataset, format)
+    cap = max_length if segment_cap is None else segment_cap
+    over_cap = np.logical_or.reduce([segment > cap for segment in segments])
+    total = sum(np.minimum(segment, cap) for segment in segments) + SPECIAL_TOKENS_PER_SEQUENCE[format]
+    return int((over_cap | (total > max_length)).sum())
+
+
+def _predict(trainer: GPT1Trainer, spec: TaskSpec, split: str, dataset, raw_rows, results: dict[str, Any]) -> str:
+    """Predicts one test split and writes its submission or prediction file; returns the summary line."""
+    labelled = "labels" in dataset.column_names and any(label is not None for label in dataset["labels"])
+    if "labels" in dataset.column_names and not labelled:  # the Hub marks unlabelled test rows with -1
+        dataset = dataset.remove_columns(["labels"])
+    output = trainer.predict(dataset, metric_key_prefix=f"eval_{split}")
+    preds = _predictions(spec, output.predictions)
+    if len(preds) != raw_rows.num_rows:  # never write a submission whose rows do not match the input's
+        raise RuntimeError(f"{len(preds)} predictions for the {raw_rows.num_rows} rows of the {split} split.")
+    columns = raw_rows.column_names
+    ids = raw_rows[spec.id_column] if spec.id_column in columns else raw_rows["idx"] if "idx" in columns else None
+    glue = spec.glue_tsv is not None and split in spec.glue_tsv.submission_files
+    if glue:
+        path = write_glue_submission(spec, preds.tolist(), trainer.args.output_dir, split, ids=ids)
+    else:
+        id_header = spec.id_column if spec.id_column in columns else "index"
+        path = write_predictions(spec, preds.tolist(), trainer.args.output_dir, split, ids=ids, id_header=id_header)
+    results[f"{split}_predictions"] = str(path)
+    line = f"{split}: {len(preds)} predictions -> {path}"
+    if labelled:
+        metrics = output.metrics
+        results[split] = metrics
+        line = f"{split}: {format_metrics(metrics, f'eval_{split}_')}; {len(preds)} predictions -> {path}"
+    return line

@@ -1,0 +1,198 @@
+"""The output folder of a run: one run per folder, identified by what makes its results comparable.
+
+A run first checks its folder ([`check_output_dir`], which changes nothing), then checks every input, and only then
+claims the folder: `with claimed(output_dir, identity, overwrite, resume):` locks it for the life of the run, checks it
+again under the lock, empties it for `--overwrite_output_dir` and records the run's identity in `hf_gpt1_run.json`. A
+failed start therefore leaves the folder as it was, and the corrected command is not refused as "another run". The
+lock keeps a second process (a second `--resume`, say) out; the kernel releases it when the process ends, crashes or
+is killed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+import shutil
+import socket
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from transformers import TrainingArguments
+
+from .checkpoints import write_json_atomic
+
+try:  # POSIX advisory locks; elsewhere runs are not locked (and say so)
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None
+
+logger = logging.getLogger(__name__)
+
+RUN_FILE = "hf_gpt1_run.json"
+LOCK_FILE = ".hf_gpt1.lock"
+RESULTS_FILE = "all_results.json"
+
+__all__ = ["LOCK_FILE", "RESULTS_FILE", "RUN_FILE", "OutputDirLock", "check_output_dir", "claimed", "run_identity"]
+
+
+def run_identity(recipe: str, model_args: Any, data_args: Any, seed: int) -> dict[str, Any]:
+    """What makes two runs the same: `--resume` requires it unchanged, and a folder holding another run is refused."""
+    return {
+        "recipe": recipe,
+        "model": dataclasses.asdict(model_args),
+        "data": dataclasses.asdict(data_args),
+        "seed": seed,
+    }
+
+
+def _in_use(folder: Path, holder: str) -> ValueError:
+    return ValueError(
+        f"--output_dir {folder} is in use by a running run ({holder}); wait for it to end, stop it, or choose another "
+        "--output_dir."
+    )
+
+
+class OutputDirLock:
+    """An exclusive lock on a run's output folder, held for the life of the run.
+
+    It is an advisory `flock` on `<folder>/.hf_gpt1.lock`, which also records who holds it (pid, host, start time)
+    for the message a second run gets. The kernel drops the lock when its process exits, crashes or is killed, so a
+    lock left by a dead run is taken over by the next one. Folders on network file systems may not support `flock`.
+    """
+
+    def __init__(self, folder: str | os.PathLike):
+        self.path = Path(folder) / LOCK_FILE
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        if fcntl is None:
+            logger.warning("No file locking on this platform: nothing stops a second run from using %s.", self.path)
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 4096).decode("utf-8", "replace").strip() or "another process"
+            os.close(fd)
+            raise _in_use(self.path.parent, holder) from None
+        os.ftruncate(fd, 0)
+        os.write(
+            fd, f"pid {os.getpid()} on {socket.gethostname()}, since {time.strftime('%Y-%m-%d %H:%M:%S')}".encode()
+        )
+        self._fd = fd
+
+    def in_use(self) -> str | None:
+        """Who holds the lock (the holder's record), or None when no process does; creates nothing."""
+        if fcntl is None or self._fd is not None or not self.path.is_file():
+            return None
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return os.read(fd, 4096).decode("utf-8", "replace").strip() or "another process"
+        finally:
+            os.close(fd)
+        return None
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def release(self) -> None:
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+
+def _contents(folder: Path) -> list[Path]:
+    return [path for path in folder.iterdir() if path.name != LOCK_FILE]
+
+
+def _read_run_file(folder: Path) -> dict | None:
+    marker = folder / RUN_FILE
+    if not marker.is_file():
+        return None
+    try:
+        return json.loads(marker.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ValueError(
+            f"{marker} is damaged ({err}): it records which run owns {folder}. Pass --overwrite_output_dir to start "
+            "afresh there, or choose another --output_dir."
+        ) from None
+
+
+def check_output_dir(output_dir: str | os.PathLike, run: dict[str, Any], overwrite: bool, resume: bool) -> None:
+    """Refuses an output folder this run may not use, without changing anything.
+
+    The run's identity (`run`: recipe, task, model, data — whatever makes its results comparable) is stored in
+    `hf_gpt1_run.json`. A folder that holds another run, or files of unknown origin, is an error unless `overwrite`;
+    resuming requires the same identity; the folder (or the nearest existing parent) must be writable, and no running
+    process may hold its lock.
+    """
+    folder = Path(output_dir)
+    holder = OutputDirLock(folder).in_use()
+    if holder:
+        raise _in_use(folder, holder)
+    _check_contents(folder, run, overwrite, resume)
+
+
+def _check_contents(folder: Path, run: dict[str, Any], overwrite: bool, resume: bool) -> None:
+    if folder.exists() and not folder.is_dir():
+        raise NotADirectoryError(f"--output_dir {folder} is a file; give a folder (it is created when missing).")
+    existing = next(p for p in (folder, *folder.absolute().parents) if p.exists())
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise PermissionError(f"--output_dir {folder}: {existing} is not writable; choose a folder you can write to.")
+    if folder.is_dir() and _contents(folder):
+        previous = _read_run_file(folder)
+        if overwrite:
+            return
+        if resume:
+            if previous != run:
+                raise ValueError(
+                    f"--resume: {folder} holds a different run ({previous}) than the one asked for ({run}); "
+                    "resume with the original arguments, or start afresh with --overwrite_output_dir."
+                )
+            return
+        if previous == run:
+            what = "this same run (pass --resume to continue it)"
+        else:
+            what = f"another run ({previous})" if previous else "files that are not from an hf_gpt1 run"
+        raise ValueError(
+            f"Output directory {folder} already holds {what}. Pass --overwrite_output_dir to replace it, "
+            "--resume to continue the same run, or choose another --output_dir."
+        )
+    if resume:
+        raise ValueError(f"--resume: {folder} holds no run to resume; drop --resume to start one.")
+
+
+@contextmanager
+def claimed(args: TrainingArguments, run: dict[str, Any]) -> Iterator[None]:
+    """Holds `args.output_dir` for the body of the `with`: locks it, checks it again under the lock, empties it for
+    `--overwrite_output_dir` and records `run` (unless `--resume`); the lock is released on exit, however the body
+    ends. Only the main process claims; the others enter the body directly."""
+    if args.process_index != 0:
+        yield
+        return
+    lock = OutputDirLock(args.output_dir)
+    lock.acquire()
+    try:
+        folder = lock.path.parent
+        _check_contents(folder, run, args.overwrite_output_dir, args.resume)
+        if args.overwrite_output_dir:
+            for path in _contents(folder):  # everything but the lock this run holds
+                if path.is_dir() and not path.is_symlink():
+                    shutil.rmtree(path)
+                else:
+                    path.unlink()
+        if not args.resume:
+            write_json_atomic(folder / RUN_FILE, run)
+        yield
+    finally:
+        lock.release()

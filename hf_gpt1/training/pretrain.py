@@ -1,0 +1,213 @@
+"""L1 pre-training (from scratch or continued) on packed windows of contiguous text: [`run_pretraining`], behind
+`recipes/pretrain.py`.
+
+Data flow: text (`hf_gpt1.data.files.load_corpus`: local txt / jsonl / csv / parquet files, or any Hub dataset,
+streamed when asked) → a GPT-1 BPE (trained on the corpus when none is given) → token ids joined into one stream →
+`n_positions`-token windows → `GPT1LMHeadModel` with the token-mean L1 → `PretrainTrainer` (Adam, linear warm-up then
+cosine to 0) with held-out perplexity at every evaluation.
+
+The paper's full settings (100 epochs, a 40,000-merge BPE, 64 × 512-token windows) are the preset
+`recipes/configs/presets/pretrain_paper.yaml`; the defaults here are smaller where a small corpus needs it (README:
+"Paper settings").
+"""
+
+from __future__ import annotations
+
+import itertools
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import datasets
+from transformers import default_data_collator, set_seed
+
+from ..configuration_gpt1 import GPT1Config
+from ..data.files import load_corpus
+from ..modeling_gpt1 import GPT1LMHeadModel
+from ..tokenization_gpt1 import add_gpt1_special_tokens, load_gpt1_tokenizer, train_gpt1_tokenizer
+from .arguments import PretrainDataArguments, PretrainModelArguments, PretrainTrainingArguments, check_planned_steps
+from .checkpoints import check_model_path, last_complete_checkpoint, load_checkpoint, resume_checkpoint
+from .memory import apply_memory_arguments
+from .output_dir import check_output_dir, claimed, run_identity
+from .results import logged_metrics, print_start, save_results
+from .trainer import PretrainTrainer
+
+__all__ = ["pack_windows", "run_pretraining"]
+
+
+def run_pretraining(
+    model_args: PretrainModelArguments, data_args: PretrainDataArguments, args: PretrainTrainingArguments
+) -> dict[str, Any]:
+    """Pre-trains (or continues pre-training) a GPT-1 with L1; returns (and writes to `all_results.json`) the
+    training metrics and the held-out perplexity. Every input problem is raised before the output folder is claimed."""
+    started = time.time()
+    identity = run_identity("pretrain", model_args, data_args, args.seed)
+    if args.process_index == 0:  # an unusable folder is refused before anything loads; it is claimed below
+        check_output_dir(args.output_dir, identity, args.overwrite_output_dir, args.resume)
+    if not args.do_train:
+        raise ValueError("The pre-training recipe trains: --do_train false leaves it nothing to do.")
+    set_seed(args.seed)
+
+    # data: the corpus's documents, held-out ones apart
+    train_docs, eval_docs = load_corpus(
+        data_args.train_files,
+        data_args.validation_files,
+        dataset_name=data_args.dataset_name,
+        dataset_config_name=data_args.dataset_config_name,
+        text_column=data_args.text_column,
+        streaming=data_args.streaming,
+        validation_split_percentage=data_args.validation_split_percentage,
+    )
+    if isinstance(train_docs, datasets.IterableDataset) and args.max_steps <= 0:
+        raise ValueError("A streamed corpus has no length: set --max_steps.")
+
+    # tokenizer and model
+    tokenizer = _tokenizer(model_args, args, train_docs)
+    model = _model(model_args, tokenizer)
+    # A language model's tokenizer encodes raw text: `tokenizer(text)` must not wrap it in the task template, or
+    # pipeline("text-generation") and the zero-shot heuristics would see `_start_ … _classify_`. The special tokens
+    # stay in the vocabulary; fine-tuning re-installs the template (hf_gpt1.training.finetune.build_model).
+    tokenizer.backend_tokenizer.post_processor = None
+
+    # windows of the model's context, packed once (the main process first; the others read its cache)
+    window = model.config.n_positions
+    with args.main_process_first(desc="packing"):
+        train = pack_windows(train_docs, tokenizer, window, data_args.max_train_windows)
+        evaluation = pack_windows(eval_docs, tokenizer, window, data_args.max_eval_windows)
+    if not isinstance(train, datasets.IterableDataset) and train.num_rows == 0:
+        raise ValueError(f"The corpus is shorter than one {window}-token window: add text or lower --n_positions.")
+    if not isinstance(evaluation, datasets.IterableDataset) and evaluation.num_rows == 0:
+        raise ValueError(
+            f"The held-out text is shorter than one {window}-token window, so perplexity cannot be measured: add "
+            "--validation_files with more text, raise --validation_split_percentage, or lower --n_positions."
+        )
+    check_planned_steps(args, train)
+
+    with claimed(args, identity):
+        apply_memory_arguments(args)
+        trainer = PretrainTrainer(
+            model=model,
+            args=args,
+            train_dataset=train,
+            eval_dataset=evaluation,
+            data_collator=default_data_collator,
+            processing_class=tokenizer,
+        )
+        print_start(trainer, "pretrain")
+        train_result = trainer.train(resume_from_checkpoint=resume_checkpoint(args))
+        trainer.save_model()
+
+        # held-out perplexity of the final model (logged when it was evaluated at the last step)
+        metrics = logged_metrics(trainer, "eval_", trainer.state.global_step) or trainer.evaluate()
+        line = f"held-out: loss {metrics['eval_loss']:.4f}, perplexity {metrics['eval_perplexity']:.2f}"
+        return save_results(trainer, "pretrain", {"validation": metrics}, [line], train_result, started)
+
+
+def pack_windows(documents, tokenizer, window: int, limit: int | None = None):
+    """Tokenizes documents and cuts the joined id stream into `window`-token training examples (the tail that does
+    not fill a window is dropped, as in transformers' run_clm)."""
+
+    def tokenize_and_pack(batch: dict[str, list]) -> dict[str, list]:
+        ids = tokenizer(batch["text"], add_special_tokens=False)["input_ids"]
+        stream = list(itertools.chain.from_iterable(ids))
+        n = len(stream) // window * window
+        blocks = [stream[i : i + window] for i in range(0, n, window)]
+        return {"input_ids": blocks, "labels": blocks}
+
+    kwargs = {} if isinstance(documents, datasets.IterableDataset) else {"desc": "Tokenizing and packing"}
+    packed = documents.map(tokenize_and_pack, batched=True, batch_size=1000, remove_columns=["text"], **kwargs)
+    if limit is not None:
+        packed = (
+            packed.take(limit)
+            if isinstance(packed, datasets.IterableDataset)
+            else packed.select(range(min(limit, packed.num_rows)))
+        )
+    return packed
+
+
+class _Texts:
+    """The corpus text for tokenizer training, a bounded prefix of it for large or streamed corpora; iterable more
+    than once (the BPE trainer reads it twice)."""
+
+    def __init__(self, documents, limit_chars: int = 200_000_000):
+        self.documents, self.limit_chars = documents, limit_chars
+
+    def __iter__(self):
+        seen = 0
+        for row in self.documents:
+            seen += len(row["text"])
+            yield row["text"]
+            if seen >= self.limit_chars:
+                return
+
+
+def _tokenizer(model_args: PretrainModelArguments, args: PretrainTrainingArguments, train_docs):
+    """The given tokenizer (the model's), the one this run trained before it stopped, or a BPE trained on the corpus
+    (once, on the main process, and shared over the process group)."""
+    source = model_args.tokenizer_name_or_path or model_args.model_name_or_path
+    if source:
+        flag = "--tokenizer_name_or_path" if model_args.tokenizer_name_or_path else "--model_name_or_path"
+        check_model_path(source, flag)
+    resumed = last_complete_checkpoint(args.output_dir) if args.resume else None
+    if not source and resumed:
+        source = resumed  # the BPE this run trained before it stopped (not trained again)
+    if source:
+        return load_gpt1_tokenizer(source)
+    # Trained once, on the main process, and shared over the process group (no shared disk needed).
+    tokenizer = None
+    if args.process_index == 0:
+        tokenizer = train_gpt1_tokenizer(_Texts(train_docs), vocab_size=model_args.vocab_size)
+        add_gpt1_special_tokens(tokenizer)
+    if args.world_size > 1:
+        tokenizer = _share_tokenizer(tokenizer, args.process_index)
+    return tokenizer
+
+
+def _share_tokenizer(tokenizer, process_index: int):
+    """The main process's tokenizer on every process (its files broadcast over the process group, no shared disk)."""
+    from accelerate.utils import broadcast_object_list
+
+    files = [None]
+    if process_index == 0:
+        with tempfile.TemporaryDirectory() as folder:
+            tokenizer.save_pretrained(folder)
+            files = [{path.name: path.read_bytes() for path in Path(folder).iterdir() if path.is_file()}]
+    broadcast_object_list(files, from_process=0)
+    if process_index == 0:
+        return tokenizer
+    with tempfile.TemporaryDirectory() as folder:
+        for name, data in files[0].items():
+            Path(folder, name).write_bytes(data)
+        return load_gpt1_tokenizer(folder)
+
+
+def _model(model_args: PretrainModelArguments, tokenizer) -> GPT1LMHeadModel:
+    """The checkpoint to continue, or a new GPT-1 of the given sizes with the tokenizer's special tokens."""
+    if model_args.model_name_or_path:
+        model = load_checkpoint(
+            GPT1LMHeadModel,
+            model_args.model_name_or_path,
+            original_embedding_table=model_args.original_embedding_table,
+        )
+        add_gpt1_special_tokens(tokenizer, model)
+    else:
+        ids = add_gpt1_special_tokens(tokenizer)
+        config = GPT1Config(
+            vocab_size=len(tokenizer),
+            n_positions=model_args.n_positions,
+            n_embd=model_args.n_embd,
+            n_layer=model_args.n_layer,
+            n_head=model_args.n_head,
+            resid_pdrop=model_args.dropout,
+            embd_pdrop=model_args.dropout,
+            attn_pdrop=model_args.dropout,
+            original_embedding_table=model_args.original_embedding_table,
+            start_token_id=ids["start"],
+            delimiter_token_id=ids["delimiter"],
+            extract_token_id=ids["extract"],
+            pad_token_id=ids["pad"],
+        )
+        model = GPT1LMHeadModel(config)
+    model.set_attn_implementation(model_args.attn_implementation)
+    return model

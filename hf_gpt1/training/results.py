@@ -1,0 +1,103 @@
+"""What a run tells its user: the start line, `all_results.json` (written atomically) and the closing summary."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from transformers.trainer_utils import TrainOutput
+
+from .arguments import RecipeTrainingArguments
+from .checkpoints import write_json_atomic
+from .output_dir import RESULTS_FILE
+from .trainer import GPT1Trainer
+
+__all__ = ["format_metrics", "logged_metrics", "print_start", "save_results"]
+
+
+def print_start(trainer: GPT1Trainer, title: str) -> None:
+    """The run's first line (main process): processes, device, the global batch and the training rows."""
+    args = trainer.args
+    if not trainer.is_world_process_zero():
+        return
+    world = args.world_size
+    line = f"{title}: {world} process{'es' if world > 1 else ''} on {args.device.type}"
+    if args.do_train:
+        train = trainer.train_dataset
+        rows = len(train) if hasattr(train, "__len__") else "streamed"
+        global_batch = args.per_device_train_batch_size * world * args.gradient_accumulation_steps
+        line += (
+            f"; global batch {args.per_device_train_batch_size} per device × {world} × "
+            f"{args.gradient_accumulation_steps} accumulation = {global_batch}; {rows} training rows"
+        )
+    print(line, flush=True)
+    if world == 1 and os.environ.get("ACCELERATE_USE_CPU", "").lower() == "true":
+        print(
+            "note: `accelerate launch --cpu` runs one process whatever --num_processes says; `accelerate launch "
+            "--multi_gpu --num_processes N` runs N on the CPU (docs/SCALING.md).",
+            flush=True,
+        )
+
+
+def logged_metrics(trainer: GPT1Trainer, prefix: str, step: int) -> dict[str, float] | None:
+    """The metrics (keys starting with `prefix`) of the evaluation logged at `step` during training, or None: the
+    model in hand at the end of training was evaluated there, so the results need not evaluate it again."""
+    for entry in reversed(trainer.state.log_history):
+        if entry.get("step") == step and any(key.startswith(prefix) for key in entry):
+            return {key: value for key, value in entry.items() if key.startswith(prefix) or key == "epoch"}
+    return None
+
+
+def format_metrics(metrics: dict[str, float], prefix: str) -> str:
+    """`accuracy 0.7500, f1 0.8000` from the float metrics named `prefix...` (timings left out)."""
+    shown = {k[len(prefix) :]: v for k, v in metrics.items() if k.startswith(prefix) and isinstance(v, float)}
+    shown = {k: v for k, v in shown.items() if not k.endswith(("runtime", "per_second"))}
+    return ", ".join(f"{name} {value:.4f}" for name, value in sorted(shown.items()))
+
+
+def save_results(
+    trainer: GPT1Trainer,
+    title: str,
+    results: dict[str, Any],
+    lines: list[str],
+    train_result: TrainOutput | None,
+    started: float,
+) -> dict[str, Any]:
+    """Adds the training metrics (with the steady-state speed) to `results`, then, on the main process, saves the
+    tokenizer beside the model, writes `all_results.json` and prints the summary: `title`, `lines`, where things are.
+    Called on every process (the speed's token count is summed over them). Returns the results."""
+    args = trainer.args
+    if train_result is not None:
+        speed = trainer.speed.summary()
+        results = {"train": {**train_result.metrics, "steady_state": speed}, **results}
+        results["log_history"] = trainer.state.log_history
+        if speed:
+            lines = [_speed_line(speed, args), *lines]
+    if trainer.is_world_process_zero():
+        trainer.processing_class.save_pretrained(args.output_dir)
+        write_json_atomic(Path(args.output_dir) / RESULTS_FILE, results)
+        print(f"\n== {title}: done in {_format_seconds(time.time() - started)} ==", flush=True)
+        for line in lines:
+            print(f"  {line}")
+        if args.do_train:
+            print(f"  model + tokenizer: {args.output_dir}")
+        print(f"  results: {Path(args.output_dir) / RESULTS_FILE}", flush=True)
+    return results
+
+
+def _speed_line(speed: dict[str, float], args: RecipeTrainingArguments) -> str:
+    line = (
+        f"training speed: {speed['tokens_per_s']:,.0f} tokens/s, {speed['steps_per_s']:.2f} steps/s in the "
+        f"steady state ({speed['steps']} steps; the slowest {speed['max_step_over_median']:.1f}× the median); "
+        f"first step {speed['first_step_s']:.1f} s"
+    )
+    if args.torch_compile:
+        line += f" (compilation), {speed['graphs_compiled_after_first_step']} graphs compiled after it"
+    return line
+
+
+def _format_seconds(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    return f"{minutes} min {secs} s" if minutes else f"{secs} s"

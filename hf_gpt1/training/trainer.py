@@ -1,0 +1,210 @@
+"""The GPT-1 `Trainer`: plain transformers `Trainer` + Accelerate (multi-GPU, multi-node, FSDP and DeepSpeed come from
+`accelerate launch --config_file recipes/configs/accelerate/<...>.yaml`), with what GPT-1 and a long run need added
+through public `Trainer` methods and callbacks only ([`TRAINER_OVERRIDES`] lists them; a test pins each one to the
+installed transformers).
+"""
+
+from __future__ import annotations
+
+import errno
+import inspect
+import math
+import shutil
+from collections import defaultdict
+from pathlib import Path
+
+import datasets
+import torch
+from torch.utils.data import DataLoader, SequentialSampler
+from transformers import Trainer
+from transformers.trainer_utils import has_length
+
+from .callbacks import CheckpointCompletion, SpeedMeter
+from .checkpoints import COMPLETE_MARKER, last_complete_checkpoint
+
+__all__ = ["TRAINER_OVERRIDES", "GPT1Trainer", "PretrainTrainer", "TrainingError"]
+
+TRAINER_OVERRIDES = {
+    "train": "a checkpoint that cannot be written (full or read-only disk) stops the run with one line naming the "
+    "checkpoint `--resume` continues from",
+    "training_step": "the speed meter counts each batch's tokens on the device",
+    "get_decay_parameter_names": "weight decay on matrices only, as the original code",
+    "get_eval_dataloader": "evaluation reads every row in input order (Trainer would drop the last partial batch "
+    "under dataloader_drop_last and group by length under train_sampling_strategy)",
+    "get_test_dataloader": "prediction likewise: predict()'s row i is example i",
+    "compute_loss": "keeps L2 and L1 of the fine-tuning heads for the log",
+    "log": "adds the means of L2 and L1; stops on a non-finite loss or gradient norm",
+    "save_model": "never writes non-finite weights; notes which checkpoint is being written",
+    "prediction_step": "(PretrainTrainer) the loss without the (batch, seq, vocab) logits",
+    "evaluation_loop": "(PretrainTrainer) adds perplexity to every evaluation",
+}
+"""Every `Trainer` method hf_gpt1 overrides, with why; all public. `tests/training/test_trainer.py` checks their
+signatures against the installed transformers, so a release that changes one fails loudly, naming its version."""
+
+
+class TrainingError(RuntimeError):
+    """Training cannot go on (a non-finite loss, a full disk); the message says why and how to continue."""
+
+
+class GPT1Trainer(Trainer):
+    """`Trainer` with GPT-1's optimizer grouping, L1/L2 logging, in-order evaluation and crash-safe checkpoints.
+
+    * Weight decay (decoupled, as the original Adam "L2" of 0.01) applies to matrices only: tensors of rank ≥ 2
+      (embeddings and projections), never to biases or LayerNorm gains — the original code's `vector_l2=False`.
+    * When the model returns `clf_loss` and `lm_loss` (the fine-tuning heads), both are logged beside `loss`.
+    * Evaluation and prediction read every row in order: `predict()`'s row i is example i.
+    * A checkpoint is marked complete before older ones are rotated away ([`CheckpointCompletion`], with
+      `RecipeTrainingArguments`' `--save_total_limit`); no model or checkpoint is written from non-finite weights, and
+      a non-finite training loss or a full disk stops the run with a `TrainingError` that names the last good
+      checkpoint.
+    * [`speed`] measures the steady-state training speed ([`SpeedMeter`]).
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.args.save_total_limit is not None:
+            raise ValueError(
+                "GPT1Trainer deletes old checkpoints only once a newer one is complete, which transformers' "
+                "save_total_limit does not wait for: pass hf_gpt1.training.arguments.RecipeTrainingArguments, whose "
+                "--save_total_limit it applies."
+            )
+        self._component_sums: dict[str, torch.Tensor | float] = defaultdict(float)
+        self._component_counts: dict[str, int] = defaultdict(int)
+        self._writing_checkpoint: str | None = None
+        self.speed = SpeedMeter()
+        self.add_callback(self.speed)
+        self.add_callback(CheckpointCompletion())
+
+    def train(self, *args, **kwargs):
+        try:
+            return super().train(*args, **kwargs)
+        except TrainingError:
+            raise
+        except (OSError, RuntimeError) as err:
+            folder = self._writing_checkpoint
+            if folder is None or (Path(folder) / COMPLETE_MARKER).exists():
+                raise
+            raise self._save_error(Path(folder), err) from err
+
+    def training_step(self, model, inputs, *args, **kwargs):
+        self.speed.count(inputs)
+        return super().training_step(model, inputs, *args, **kwargs)
+
+    def get_decay_parameter_names(self, model: torch.nn.Module) -> list[str]:
+        return [name for name, param in model.named_parameters() if param.ndim >= 2]
+
+    def get_eval_dataloader(self, eval_dataset=None) -> DataLoader:
+        if eval_dataset is None and self.eval_dataset is None:
+            raise ValueError("Trainer: evaluation requires an eval_dataset.")
+        if isinstance(eval_dataset, str):
+            eval_dataset = self.eval_dataset[eval_dataset]
+        return self._in_order(self.eval_dataset if eval_dataset is None else eval_dataset)
+
+    def get_test_dataloader(self, test_dataset) -> DataLoader:
+        return self._in_order(test_dataset)
+
+    def _in_order(self, dataset) -> DataLoader:
+        """Every row, in order, in batches of `eval_batch_size`; several processes each read a contiguous shard,
+        which `gather_for_metrics` puts back in order."""
+        if self.args.remove_unused_columns and isinstance(dataset, datasets.Dataset):
+            model = self.accelerator.unwrap_model(self.model)
+            model = model.get_base_model() if hasattr(model, "get_base_model") else model  # a PEFT model
+            accepted = {*inspect.signature(model.forward).parameters, *self.label_names, "label", "label_ids"}
+            dataset = dataset.select_columns([name for name in dataset.column_names if name in accepted])
+        sequential = has_length(dataset) and self.args.world_size <= 1
+        loader = DataLoader(
+            dataset,
+            batch_size=self.args.eval_batch_size,
+            sampler=SequentialSampler(dataset) if sequential else None,
+            drop_last=False,
+            collate_fn=self.data_collator,
+            num_workers=self.args.dataloader_num_workers,
+            pin_memory=self.args.dataloader_pin_memory,
+            persistent_workers=self.args.dataloader_persistent_workers,
+            prefetch_factor=self.args.dataloader_prefetch_factor,
+        )
+        return self.accelerator.prepare(loader)
+
+    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+        loss, outputs = super().compute_loss(model, inputs, return_outputs=True, num_items_in_batch=num_items_in_batch)
+        if model.training:
+            for key in ("clf_loss", "lm_loss"):
+                value = outputs.get(key) if isinstance(outputs, dict) else getattr(outputs, key, None)
+                if value is not None:
+                    # detached and summed on the device: read (synchronised) only when a log line is written
+                    self._component_sums[key] = self._component_sums[key] + value.detach().float()
+                    self._component_counts[key] += 1
+        return (loss, outputs) if return_outputs else loss
+
+    def log(self, logs: dict[str, float], *args, **kwargs) -> None:
+        if "loss" in logs:  # a training log: add the running means of L2 and L1 since the last one
+            keys = sorted(self._component_sums)
+            if keys:
+                means = torch.stack(
+                    [torch.as_tensor(self._component_sums[k]) / self._component_counts[k] for k in keys]
+                )
+                if self.args.world_size > 1:  # every rank logs here: average over ranks, as Trainer does `loss`
+                    means = self.accelerator.reduce(means.to(self.args.device), reduction="mean")
+                for key, mean in zip(keys, means.tolist()):
+                    logs[key] = round(mean, 4)
+            self._component_sums.clear()
+            self._component_counts.clear()
+            for key in ("loss", "grad_norm"):
+                if key in logs and not math.isfinite(logs[key]):
+                    what = "the training loss" if key == "loss" else "the gradient norm"
+                    self._stop_on_non_finite(f"{what} is {logs[key]}")
+        super().log(logs, *args, **kwargs)
+
+    def save_model(self, output_dir: str | None = None, _internal_call: bool = False) -> None:
+        # Checkpoints and the final model alike: weights that are no longer finite are never written.
+        if not bool(torch.stack([torch.isfinite(p).all() for p in self.model.parameters()]).all()):  # one sync
+            self._stop_on_non_finite("some weights are NaN or infinite")
+        if _internal_call:  # the first file of a checkpoint: until its completion marker, a failure is a save's
+            self._writing_checkpoint = output_dir
+        super().save_model(output_dir, _internal_call=_internal_call)
+
+    def _stop_on_non_finite(self, what: str) -> None:
+        last = last_complete_checkpoint(self.args.output_dir)
+        resume = f"the last good checkpoint is {last}" if last else "no checkpoint was written before it"
+        raise TrainingError(
+            f"Training stopped at step {self.state.global_step}: {what}, so the weights are no longer usable and "
+            f"nothing more is saved; {resume}. Lower --learning_rate or --lm_coef, or check the data, then start "
+            "again (--resume continues from that checkpoint)."
+        )
+
+    def _save_error(self, folder: Path, err: BaseException) -> TrainingError:
+        """A save failure as one line: the disk is full (ENOSPC, or torch's writer failing with no space left), or
+        the system's own message; either way what `--resume` will do."""
+        existing = folder.parent if folder.parent.exists() else Path.cwd()
+        full = any(getattr(e, "errno", None) == errno.ENOSPC for e in _chain(err))
+        full = full or shutil.disk_usage(existing).free < 1 << 20
+        cause = f"the disk holding {folder.parent} is full" if full else f"{type(err).__name__}: {err}"
+        last = last_complete_checkpoint(folder.parent)
+        resume = f"--resume continues from {last}" if last else "no complete checkpoint exists yet"
+        return TrainingError(f"Could not write {folder}: {cause}. Free space, then rerun with --resume; {resume}.")
+
+
+class PretrainTrainer(GPT1Trainer):
+    """Adds `perplexity` = exp(mean token L1) to every evaluation, which never builds the logits."""
+
+    def prediction_step(self, model, inputs, prediction_loss_only, ignore_keys=None):
+        if prediction_loss_only:  # the fused loss alone: no (batch, seq, vocab) logits
+            inputs = {**inputs, "skip_logits": True}
+        return super().prediction_step(model, inputs, prediction_loss_only, ignore_keys=ignore_keys)
+
+    def evaluation_loop(
+        self, dataloader, description, prediction_loss_only=None, ignore_keys=None, metric_key_prefix="eval"
+    ):
+        output = super().evaluation_loop(dataloader, description, prediction_loss_only, ignore_keys, metric_key_prefix)
+        loss = output.metrics.get(f"{metric_key_prefix}_loss")
+        if loss is not None:
+            output.metrics[f"{metric_key_prefix}_perplexity"] = math.exp(min(loss, 50.0))
+        return output
+
+
+def _chain(err: BaseException) -> list[BaseException]:
+    seen = []
+    while err is not None and err not in seen:
+        seen.append(err)
+        err = err.__cause__ or err.__context__
+    return seen

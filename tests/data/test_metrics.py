@@ -1,0 +1,98 @@
+"""The local GLUE `evaluate` module (hf_gpt1/metrics/glue) against scikit-learn / scipy, and loading it offline."""
+
+import json
+import os
+import subprocess
+import sys
+
+import evaluate
+import numpy as np
+import pytest
+from scipy.stats import pearsonr, spearmanr
+from sklearn.metrics import accuracy_score, f1_score, matthews_corrcoef
+
+from hf_gpt1.data.metrics import glue_metric_path, load_metric
+from hf_gpt1.data.tasks import TASKS
+
+ACCURACY_CONFIGS = ["sst2", "mnli", "mnli_matched", "mnli_mismatched", "qnli", "rte", "wnli", "snli", "scitail"]
+ACCURACY_CONFIGS += ["story_cloze", "race", "swag"]
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(0)
+
+
+@pytest.mark.parametrize("n", [5, 200])
+def test_cola_matthews(rng, n):
+    predictions, references = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    result = evaluate.load(glue_metric_path(), "cola").compute(predictions=predictions, references=references)
+    assert result == {"matthews_correlation": pytest.approx(matthews_corrcoef(references, predictions), abs=1e-12)}
+
+
+@pytest.mark.parametrize("config", ["mrpc", "qqp"])
+def test_f1_and_accuracy(rng, config):
+    predictions, references = rng.integers(0, 2, 300), rng.integers(0, 2, 300)
+    result = evaluate.load(glue_metric_path(), config).compute(predictions=predictions, references=references)
+    assert result == {
+        "accuracy": pytest.approx(accuracy_score(references, predictions), abs=1e-12),
+        "f1": pytest.approx(f1_score(references, predictions), abs=1e-12),
+    }
+
+
+def test_stsb_correlations(rng):
+    references = rng.uniform(0, 5, 300)
+    predictions = references + rng.normal(0, 1, 300)
+    result = evaluate.load(glue_metric_path(), "stsb").compute(predictions=predictions, references=references)
+    assert result == {
+        "pearson": pytest.approx(pearsonr(predictions, references)[0], abs=1e-12),
+        "spearmanr": pytest.approx(spearmanr(predictions, references)[0], abs=1e-12),
+    }
+
+
+@pytest.mark.parametrize("config", ACCURACY_CONFIGS)
+def test_accuracy(rng, config):
+    predictions, references = rng.integers(0, 4, 100), rng.integers(0, 4, 100)
+    result = evaluate.load(glue_metric_path(), config).compute(predictions=predictions, references=references)
+    assert result == {"accuracy": pytest.approx(accuracy_score(references, predictions), abs=1e-12)}
+
+
+def test_incremental_batches_match_one_shot(rng):
+    predictions, references = rng.integers(0, 2, 64), rng.integers(0, 2, 64)
+    metric = load_metric("cola")
+    for start in range(0, 64, 16):
+        metric.add_batch(predictions=predictions[start : start + 16], references=references[start : start + 16])
+    assert metric.compute()["matthews_correlation"] == pytest.approx(matthews_corrcoef(references, predictions))
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_every_task_has_a_loadable_metric(task):
+    spec = TASKS[task]
+    metric = load_metric(task)
+    assert metric.config_name == spec.metric_config
+    if spec.is_regression:
+        result = metric.compute(predictions=[0.5, 2.0, 4.0], references=[1.0, 2.5, 3.0])
+    else:
+        result = metric.compute(predictions=[0, 1, 1], references=[0, 1, 0])
+    assert spec.main_metric in result
+
+
+def test_unknown_config_is_an_error():
+    with pytest.raises(KeyError, match=r"Unknown GLUE metric config 'squad'; valid configs: \['cola'"):
+        evaluate.load(glue_metric_path(), "squad")
+
+
+def test_offline_load_in_a_fresh_process(tmp_path):
+    # A fresh interpreter with an empty HF cache and the Hub marked offline: only the local folder can serve it.
+    env = {**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_EVALUATE_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
+    env["HF_DATASETS_OFFLINE"] = "1"
+    code = (
+        "import evaluate, json, sys\n"
+        "metric = evaluate.load(sys.argv[1], 'mrpc')\n"
+        "print(json.dumps(metric.compute(predictions=[0, 1, 1, 1], references=[0, 1, 0, 1])))\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", code, glue_metric_path()], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert json.loads(completed.stdout.strip().splitlines()[-1]) == {"accuracy": 0.75, "f1": 0.8}

@@ -1,0 +1,41 @@
+"""Prediction files (hf_gpt1.data.submissions): GLUE submission TSVs and each task's own prediction format."""
+
+import pytest
+
+from hf_gpt1.data.submissions import write_glue_submission, write_predictions
+from hf_gpt1.data.tasks import get_task
+
+
+def test_write_glue_submission(tmp_path):
+    path = write_glue_submission("rte", [0, 1, 1], tmp_path)
+    assert path.name == "RTE.tsv"
+    assert path.read_text() == "index\tprediction\n0\tentailment\n1\tnot_entailment\n2\tnot_entailment\n"
+    assert (
+        write_glue_submission("sts-b", [4.25, 0.1], tmp_path).read_text() == "index\tprediction\n0\t4.250\n1\t0.100\n"
+    )
+    assert write_glue_submission("mnli", [2], tmp_path, split="test_mismatched").name == "MNLI-mm.tsv"
+    with pytest.raises(ValueError, match="submission splits are"):
+        write_glue_submission("mnli", [2], tmp_path)
+    with pytest.raises(ValueError, match="is not a label id"):
+        write_glue_submission("cola", [2], tmp_path)
+
+
+def test_write_glue_submission_uses_the_files_ids(tmp_path):
+    path = write_glue_submission("qqp", [1, 0], tmp_path, ids=[7, 3])
+    assert path.read_text() == "index\tprediction\n7\t1\n3\t0\n"
+    with pytest.raises(ValueError, match="2 predictions for 3 test rows"):
+        write_glue_submission("qqp", [1, 0], tmp_path, ids=[7, 3, 4])
+    assert write_glue_submission("mnli", [0], tmp_path, split="test_ax").name == "AX.tsv"
+    assert write_glue_submission("ax", [2], tmp_path).read_text() == "index\tprediction\n0\tcontradiction\n"
+
+
+def test_write_predictions_in_the_tasks_own_convention(tmp_path):
+    story = get_task("story_cloze")
+    path = write_predictions(story, [0, 1, 1], tmp_path, "test", ids=["a", "b", "c"], id_header="InputStoryid")
+    assert path.name == "story_cloze_test_predictions.tsv"
+    assert path.read_text() == "InputStoryid\tAnswerRightEnding\na\t1\nb\t2\nc\t2\n"
+    race = write_predictions(get_task("race"), [3], tmp_path, "test")
+    assert race.read_text() == "index\tanswer\n0\tD\n"
+
+
+# ------------------------------------------------------------------------------------------------ local files

@@ -1,0 +1,149 @@
+"""Publishing fine-tuned models (hf_gpt1.tools.hub): push → pull → pipeline, in a process without hf_gpt1.
+
+The Hub is unreachable here, so the round trip runs against `tests/hub_standin.py`, a small in-memory HTTP server on
+127.0.0.1 that STANDS IN FOR THE HUB: it implements only the endpoints huggingface_hub 2.4 calls for create_repo,
+upload_folder and downloads. Passing here shows the files and metadata are right and that the client finds what it
+needs; it is not a test of huggingface.co itself.
+"""
+
+import json
+import os
+import site
+import subprocess
+import sys
+
+import huggingface_hub.constants
+import pytest
+from tokenizers import Tokenizer, models
+from transformers import PreTrainedTokenizerFast, pipeline
+
+from hf_gpt1 import GPT1LMHeadModel, add_gpt1_special_tokens, get_task, load_gpt1_tokenizer
+from hf_gpt1.modeling_gpt1 import AUTO_MAP
+from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
+from hf_gpt1.tools.hub import model_card, push_finetuned
+from hf_gpt1.training.arguments import ModelArguments
+from hf_gpt1.training.finetune import build_model
+from hf_gpt1.training.output_dir import RUN_FILE
+from tests.tools.hub_standin import HubStandIn
+from tests.utils import tiny_config_for
+
+SENTENCES = ["the cat sat on the mat .", "a dog runs in the park .", "she did not answer the door ."]
+PAIR = {"text": "the cat sat on the mat .", "text_pair": "a dog runs in the park ."}
+MC = {"context": "she did not answer the door .", "answers": ["the cat sat .", "a dog runs in the park ."]}
+# Requests the client makes that a test of these files does not need answered: the agent-harness registry (client
+# telemetry) answers 404 here and huggingface_hub carries on.
+IGNORED_REQUESTS = ("GET /api/agent-harnesses",)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Two recipe-like output folders: STS-B (similarity + regression, with run and results files) and SWAG."""
+    root = tmp_path_factory.mktemp("runs")
+    tokenizer = train_gpt1_tokenizer(SENTENCES * 20, vocab_size=80)
+    lm = GPT1LMHeadModel(tiny_config_for(tokenizer, n_layer=1))
+    add_gpt1_special_tokens(tokenizer, lm)
+    lm.save_pretrained(root / "pretrained")
+    tokenizer.save_pretrained(root / "pretrained")
+    for task in ("stsb", "swag"):
+        tokenizer = load_gpt1_tokenizer(root / "pretrained")
+        model = build_model(get_task(task), ModelArguments(model_name_or_path=str(root / "pretrained")), tokenizer)
+        model.save_pretrained(root / task)
+        tokenizer.save_pretrained(root / task)
+    # what the recipe writes beside the model (hf_gpt1.training.finetune.run_finetuning)
+    run = {"recipe": "glue", "model": {"model_name_or_path": "me/gpt1-base", "lm_coef": 0.5}, "seed": 42}
+    run["data"] = {"task": "stsb", "data_dir": "../shared/data/glue", "max_train_samples": 200}
+    (root / "stsb" / RUN_FILE).write_text(json.dumps(run))
+    results = {"task": "stsb", "train": {"train_loss": 1.0}}
+    results["validation"] = {
+        "eval_validation_pearson": 0.25,
+        "eval_validation_loss": 2.0,
+        "eval_validation_runtime": 1.0,
+    }
+    (root / "stsb" / "all_results.json").write_text(json.dumps(results))
+    return root
+
+
+def test_model_card_names_base_model_task_lambda_data_and_metrics(runs):
+    card = model_card(runs / "stsb", "me/gpt1-stsb")
+    front, body = card.split("---\n")[1], card.split("---\n", 2)[2]
+    assert "base_model: me/gpt1-base" in front and "pipeline_tag: text-classification" in front
+    assert "library_name: transformers" in front and "- pearson" in front
+    assert "**Task:** stsb (similarity" in body and "λ (`lm_coef`) = 0.5" in body
+    assert "official GLUE TSV files (`glue/`); max_train_samples = 200" in body
+    assert "| validation | 0.2500 |" in body and "loss" not in body.split("## Results")[1].split("## How")[0]
+    assert 'pipeline("text-classification", model="me/gpt1-stsb", trust_remote_code=True)' in body
+    assert "Regression" in body and "Similarity" in body
+    assert "**Requires:** `transformers>=5.23.0`" in body
+    swag = model_card(runs / "swag", "me/gpt1-swag")  # no run files: the card says so instead of guessing
+    assert "pipeline_tag: multiple-choice" in swag and "**Base model:** `not recorded`" in swag
+
+
+def test_push_pull_pipeline_without_hf_gpt1(runs, tmp_path, monkeypatch):
+    expected = {
+        "stsb": pipeline("text-classification", model=str(runs / "stsb"))(PAIR),
+        "swag": pipeline("multiple-choice", model=str(runs / "swag"))(MC),
+    }
+    with HubStandIn() as hub:
+        # conftest switches huggingface_hub to offline mode; the stand-in is local, so allow it for the push
+        monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+        for task in ("stsb", "swag"):
+            url = push_finetuned(runs / task, f"me/gpt1-{task}", endpoint=hub.endpoint, token="hf_standin")
+            assert url.startswith(f"{hub.endpoint}/me/gpt1-{task}/commit/")
+        files = hub.repos["me/gpt1-stsb"]
+        remote_code = {"configuration_gpt1.py", "modeling_gpt1.py", "kernels.py", "formats.py", "tokenization_gpt1.py"}
+        assert {"model.safetensors", "config.json", *remote_code} <= set(files)
+        assert {"tokenizer.json", "tokenizer_config.json", "README.md", "all_results.json"} <= set(files)
+        assert not any(name.endswith((".bin", ".pt")) or name == RUN_FILE for name in files)
+        assert json.loads(files["config.json"])["auto_map"] == AUTO_MAP
+        swag_config = json.loads(hub.repos["me/gpt1-swag"]["config.json"])
+        assert swag_config["custom_pipelines"]["multiple-choice"]["impl"] == "pipelines.GPT1MultipleChoicePipeline"
+        assert {"pipelines.py", *remote_code} <= set(hub.repos["me/gpt1-swag"])
+
+        script = f"""
+import json, sys
+sys.path[:0] = {[p for p in site.getsitepackages() if p.endswith("site-packages")]!r}
+from transformers import AutoModelForMultipleChoice, AutoModelForSequenceClassification, AutoTokenizer, pipeline
+try:
+    import hf_gpt1
+    raise SystemExit("hf_gpt1 must not be importable here")
+except ImportError:
+    pass
+model = AutoModelForSequenceClassification.from_pretrained("me/gpt1-stsb", trust_remote_code=True)
+assert type(model).__module__.startswith("transformers_modules"), type(model).__module__
+assert type(AutoModelForMultipleChoice.from_pretrained("me/gpt1-swag", trust_remote_code=True)).__name__ == (
+    "GPT1ForMultipleChoice")
+tokenizer = AutoTokenizer.from_pretrained("me/gpt1-stsb", trust_remote_code=True)
+assert tokenizer("a", "b")["input_ids"][0] == model.config.start_token_id  # the GPT-1 template came along
+out = {{
+    "stsb": pipeline("text-classification", model="me/gpt1-stsb", trust_remote_code=True)({PAIR!r}),
+    "swag": pipeline("multiple-choice", model="me/gpt1-swag", trust_remote_code=True)({MC!r}),
+}}
+print(json.dumps(out))
+"""
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "TRANSFORMERS_")) and k != "PYTHONPATH"}
+        env.update(
+            HF_ENDPOINT=hub.endpoint,  # read when huggingface_hub is imported
+            HF_HOME=str(tmp_path / "hf_home"),
+            HF_MODULES_CACHE=str(tmp_path / "modules"),
+            HF_TOKEN="hf_standin",
+        )
+        # -I -S: neither the repo nor an editable install of hf_gpt1 is on sys.path (site-packages added back above)
+        result = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True
+        )
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert [r for r in hub.unhandled if not r.startswith(IGNORED_REQUESTS)] == []
+    pulled = json.loads(result.stdout.strip().splitlines()[-1])
+    assert pulled["stsb"]["label"] == expected["stsb"]["label"]
+    assert pulled["stsb"]["score"] == pytest.approx(expected["stsb"]["score"], abs=1e-5)
+    assert [d["answer"] for d in pulled["swag"]] == MC["answers"]
+    assert [d["score"] for d in pulled["swag"]] == pytest.approx([d["score"] for d in expected["swag"]], abs=1e-5)
+
+
+def test_push_refuses_a_tokenizer_without_gpt1_tokens(runs, tmp_path):
+    folder = tmp_path / "broken"
+    GPT1LMHeadModel.from_pretrained(runs / "pretrained").save_pretrained(folder)
+    plain = PreTrainedTokenizerFast(tokenizer_object=Tokenizer(models.WordLevel({"<unk>": 0}, unk_token="<unk>")))
+    plain.save_pretrained(folder)
+    with pytest.raises(ValueError, match="no GPT-1 tokenizer"):  # refused before any network call
+        push_finetuned(folder, "me/broken", endpoint="http://127.0.0.1:9", token="hf_standin")

@@ -1,0 +1,115 @@
+"""Checkpoints that are never lost (hf_gpt1.training.checkpoints): completion markers with file sizes, verified resumes
+that fall back past damaged checkpoints, and rotation that never deletes the last complete checkpoint."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import save_file
+
+from hf_gpt1.training.checkpoints import (
+    COMPLETE_MARKER,
+    checkpoint_problem,
+    last_complete_checkpoint,
+    mark_complete,
+    rotate_checkpoints,
+    write_json_atomic,
+)
+
+
+def checkpoint(root: Path, step: int, complete: bool = True) -> Path:
+    """A checkpoint folder as Trainer writes it (real safetensors weights, an optimizer file, the trainer state)."""
+    folder = root / f"checkpoint-{step}"
+    folder.mkdir(parents=True)
+    save_file({"w": torch.full((4, 4), float(step))}, folder / "model.safetensors")
+    (folder / "optimizer.pt").write_bytes(b"o" * 64)
+    (folder / "trainer_state.json").write_text(json.dumps({"global_step": step}))
+    if complete:
+        mark_complete(folder, step)
+    return folder
+
+
+def test_marker_records_every_file_and_its_size(tmp_path):
+    folder = checkpoint(tmp_path, 4)
+    marker = json.loads((folder / COMPLETE_MARKER).read_text())
+    assert marker["global_step"] == 4
+    assert marker["files"] == {
+        name: (folder / name).stat().st_size for name in ("model.safetensors", "optimizer.pt", "trainer_state.json")
+    }
+    assert checkpoint_problem(folder) is None
+    assert not list(folder.glob(".*.tmp"))  # written through a temporary file and a rename
+
+
+@pytest.mark.parametrize(
+    "damage, reason",
+    [
+        ("no marker", "never completed"),
+        ("truncated weights", "model.safetensors has"),
+        ("missing optimizer", "optimizer.pt is missing"),
+        ("damaged marker", "completion marker checkpoint_complete.json is damaged"),
+        ("damaged trainer state", "trainer_state.json is not valid JSON"),
+    ],
+)
+def test_checkpoint_problems_are_named(damage, reason, tmp_path):
+    folder = checkpoint(tmp_path, 4, complete=damage != "no marker")
+    if damage == "truncated weights":
+        data = (folder / "model.safetensors").read_bytes()
+        (folder / "model.safetensors").write_bytes(data[: len(data) // 2])
+    elif damage == "missing optimizer":
+        (folder / "optimizer.pt").unlink()
+    elif damage == "damaged marker":
+        (folder / COMPLETE_MARKER).write_text("{not json")
+    elif damage == "damaged trainer state":  # the same size, other bytes: only reading it tells
+        path = folder / "trainer_state.json"
+        path.write_text("x" * path.stat().st_size)
+    assert reason in checkpoint_problem(folder)
+
+
+def test_weights_damaged_without_a_size_change_are_caught(tmp_path):
+    folder = checkpoint(tmp_path, 4)
+    path = folder / "model.safetensors"
+    path.write_bytes(b"\xff" * path.stat().st_size)  # same size, no valid header
+    assert "model.safetensors does not load" in checkpoint_problem(folder)
+
+
+def test_resume_falls_back_past_damaged_and_unfinished_checkpoints(tmp_path, caplog):
+    checkpoint(tmp_path, 5)
+    checkpoint(tmp_path, 7)
+    checkpoint(tmp_path, 9)
+    checkpoint(tmp_path, 10, complete=False)  # the kill came while it was written
+    weights = tmp_path / "checkpoint-9" / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:40])  # complete once, truncated later
+    (tmp_path / "checkpoint-final").mkdir()
+    (tmp_path / "checkpoint-8.tmp").mkdir()
+    with caplog.at_level(logging.WARNING, logger="hf_gpt1.training.checkpoints"):
+        assert last_complete_checkpoint(tmp_path) == str(tmp_path / "checkpoint-7")
+    messages = caplog.text
+    assert "checkpoint-10: it was never completed" in messages
+    assert "checkpoint-9: model.safetensors has 40 bytes" in messages and "Trying the checkpoint before it" in messages
+    assert last_complete_checkpoint(tmp_path / "absent") is None
+
+
+def test_rotation_keeps_the_newest_complete_checkpoint_and_the_best(tmp_path):
+    for step in (2, 4, 6):
+        checkpoint(tmp_path, step)
+    checkpoint(tmp_path, 8, complete=False)  # being written: it does not count yet
+    rotate_checkpoints(tmp_path, limit=1)
+    # checkpoint-8 is not complete, so checkpoint-6 (the newest complete one) stays, and nothing newer is touched
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint-6", "checkpoint-8"]
+    mark_complete(tmp_path / "checkpoint-8", 8)
+    checkpoint(tmp_path, 10)
+    rotate_checkpoints(tmp_path, limit=2, keep=tmp_path / "checkpoint-6")  # the best one is kept
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint-10", "checkpoint-6"]
+    rotate_checkpoints(tmp_path, limit=None)  # no limit: nothing is deleted
+    assert len(list(tmp_path.iterdir())) == 2
+
+
+def test_write_json_atomic(tmp_path):
+    path = tmp_path / "results.json"
+    write_json_atomic(path, {"b": 1, "a": Path("x")})
+    assert json.loads(path.read_text()) == {"a": "x", "b": 1}
+    assert [p.name for p in tmp_path.iterdir()] == ["results.json"]

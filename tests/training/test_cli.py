@@ -1,0 +1,91 @@
+"""The recipes' command line (hf_gpt1.training.cli): argument files, and one error line for every mistake."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import pytest
+
+from hf_gpt1.training.cli import parse_recipe_args, run_recipe
+from hf_gpt1.training.trainer import TrainingError
+
+# ------------------------------------------------------------------------------------------------ argument files
+
+
+@dataclass
+class Options:
+    name: str = field(default="x")
+    rate: float = field(default=0.5)
+    files: list[str] | None = field(default=None)
+    flag: bool = field(default=False)
+
+
+def test_argument_files_and_overrides(tmp_path):
+    config = tmp_path / "run.yaml"
+    config.write_text("name: from-yaml\nrate: 1e-3\nfiles: [a.txt, b.txt]\nflag: true\n")
+    (options,) = parse_recipe_args((Options,), [str(config), "--rate", "0.25"])
+    assert (options.name, options.rate, options.files, options.flag) == ("from-yaml", 0.25, ["a.txt", "b.txt"], True)
+    as_json = tmp_path / "run.json"
+    as_json.write_text(json.dumps({"rate": 2, "flag": False}))
+    (options,) = parse_recipe_args((Options,), [str(as_json)])
+    assert (options.rate, options.flag) == (2.0, False)
+
+
+@pytest.mark.parametrize(
+    "name, content, error, fragment",
+    [
+        ("empty.yaml", "", ValueError, "holds no arguments"),
+        ("list.yaml", "- a\n- b\n", ValueError, "holds no arguments"),
+        ("syntax.yaml", "name: x\nrate: [1, 2\n", ValueError, "syntax.yaml:3: not valid YAML"),
+        ("damaged.json", '{"rate": ', ValueError, "damaged.json: not valid JSON"),
+        ("absent.yaml", None, FileNotFoundError, "absent.yaml does not exist"),
+    ],
+)
+def test_bad_argument_files_are_one_line(name, content, error, fragment, tmp_path):
+    path = tmp_path / name
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(error) as info:
+        parse_recipe_args((Options,), [str(path)])
+    assert fragment in str(info.value)
+
+
+def test_wrong_values_in_an_argument_file_get_the_command_lines_checks(tmp_path, capsys):
+    path = tmp_path / "run.yaml"
+    path.write_text("rate: fast\n")
+    with pytest.raises(SystemExit) as info:  # argparse: usage and the error, exit status 2
+        parse_recipe_args((Options,), [str(path)])
+    assert info.value.code == 2 and "argument --rate: invalid float value: 'fast'" in capsys.readouterr().err
+    path.write_text("unknown_key: 1\n")
+    with pytest.raises(ValueError, match=r"Unknown argument\(s\) --unknown_key 1: `--help` lists"):
+        parse_recipe_args((Options,), [str(path)])
+
+
+# ------------------------------------------------------------------------------------------------ one line
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        ValueError("a bad value"),
+        KeyError("Unknown task 'x'"),
+        NotADirectoryError("--output_dir x is a file"),
+        PermissionError("not writable"),
+        TrainingError("Training stopped"),
+    ],
+)
+def test_run_recipe_prints_one_line_and_exits_2(error, capsys, monkeypatch):
+    monkeypatch.delenv("HF_GPT1_TRACEBACK", raising=False)
+
+    def main():
+        raise error
+
+    with pytest.raises(SystemExit) as info:
+        run_recipe(main)
+    assert info.value.code == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == f"error: {error.args[0]}" and "HF_GPT1_TRACEBACK=1" in err[1]
+    monkeypatch.setenv("HF_GPT1_TRACEBACK", "1")
+    with pytest.raises(type(error)):
+        run_recipe(main)

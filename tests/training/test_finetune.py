@@ -1,0 +1,613 @@
+"""The fine-tuning recipes (`hf_gpt1.training.finetune`) end to end, on slices of the real GLUE files (../shared/data)
+and on hand-made files in the official layouts, starting from the tiny GPT-1 that the pre-training recipe trains
+(conftest).
+
+What a user hands in must be right: submission files in input order with the file's ids (whatever the batching),
+every row of a test file that GLUE's own loader would read, AX, Story Cloze test accuracy from the best-validation
+checkpoint, prediction-only runs, one summary at the end. Bad input is rejected before training starts.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import random
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file
+from transformers import TrainerCallback, pipeline
+
+from hf_gpt1.data.tasks import get_task
+from hf_gpt1.tokenization_gpt1 import load_gpt1_tokenizer
+from hf_gpt1.training import finetune
+from hf_gpt1.training.checkpoints import last_complete_checkpoint
+from hf_gpt1.training.trainer import GPT1Trainer
+from recipes.glue import main as glue_main
+from recipes.multiple_choice import main as multiple_choice_main
+from recipes.pretrain import main as pretrain_main
+from tests.utils import COMMON, GLUE_ROWS, glue_args, run_cli, shared_data
+
+METRICS = {
+    "rte": {"accuracy": (0.0, 1.0)},
+    "stsb": {"pearson": (-1.0, 1.0), "spearmanr": (-1.0, 1.0)},
+    "cola": {"matthews_correlation": (-1.0, 1.0)},
+}
+SUBMISSIONS = {"rte": "RTE.tsv", "stsb": "STS-B.tsv", "cola": "CoLA.tsv"}
+
+
+def glue(argv: list[str]) -> dict:
+    return glue_main(argv)
+
+
+def check_glue_run(task: str, out: Path) -> dict:
+    results = json.loads((out / "all_results.json").read_text())
+    assert results["task"] == task
+    for name in ("model.safetensors", "config.json", "tokenizer.json", "tokenizer_config.json"):
+        assert (out / name).is_file(), name
+    validation = results["validation"]
+    for name, (low, high) in METRICS[task].items():
+        value = validation[f"eval_validation_{name}"]
+        assert low <= value <= high, (name, value)
+    assert validation["eval_validation_loss"] > 0
+    train_logs = [entry for entry in results["log_history"] if "loss" in entry]
+    assert train_logs and all("clf_loss" in entry and "lm_loss" in entry for entry in train_logs)
+    # The GLUE server's submission file: a header, then one `index<TAB>prediction` row per test row, in order.
+    rows = (out / SUBMISSIONS[task]).read_text().splitlines()
+    assert rows[0] == "index\tprediction" and len(rows) == GLUE_ROWS["test"]
+    indices, predictions = zip(*(row.split("\t") for row in rows[1:]))
+    assert [int(i) for i in indices] == list(range(GLUE_ROWS["test"] - 1))
+    if task == "stsb":
+        assert all(math.isfinite(float(p)) for p in predictions)
+    else:
+        assert set(predictions) <= set(get_task(task).label_names)
+    return results
+
+
+@pytest.mark.parametrize("task", ["stsb", "cola"])
+def test_glue_recipe(task, tiny_lm, glue_slice, tmp_path):
+    out = tmp_path / task
+    results = glue(glue_args(task, tiny_lm, glue_slice, out))
+    check_glue_run(task, out)
+    assert results["task"] == task
+    config = json.loads((out / "config.json").read_text())
+    assert len(config["id2label"]) == (1 if task == "stsb" else 2)
+    assert config["original_embedding_table"] is True  # the paper recipe's default
+
+
+# ------------------------------------------------------------------------------------------------ predictions
+
+
+def rte_folder(root: Path, train_rows: int, test_rows: int, quoted: bool = False) -> Path:
+    """An RTE folder from the real files: `train_rows` training pairs, the dev file, and `test_rows` test pairs of
+    varied lengths (dev pairs without their labels), optionally with fields that start with a quote."""
+    source = shared_data("glue", "RTE")
+    folder = root / "RTE"
+    folder.mkdir(parents=True)
+    train = source.joinpath("train.tsv").read_text(encoding="utf-8").splitlines(keepends=True)
+    (folder / "train.tsv").write_text("".join(train[: train_rows + 1]), encoding="utf-8")
+    dev = source.joinpath("dev.tsv").read_text(encoding="utf-8").splitlines()
+    (folder / "dev.tsv").write_text("\n".join(dev[:41]) + "\n", encoding="utf-8")
+    lines = ["index\tsentence1\tsentence2"]
+    for i, row in enumerate(dev[1 : test_rows + 1]):
+        _, s1, s2, _ = row.split("\t")
+        if quoted and i % 3 == 0:  # as in QNLI's files: a field that opens a quote it never closes, and one that does
+            s1, s2 = f'"{s1}', f'"{s2}" he said'
+        lines.append(f"{i}\t{s1}\t{s2}")
+    (folder / "test.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
+def in_order_predictions(model_dir: Path, test_tsv: Path) -> list[tuple[str, float]]:
+    """Each test row classified on its own, in file order, by the stock pipeline: (label, margin of its score)."""
+    classifier = pipeline("text-classification", model=str(model_dir))
+    rows = [line.split("\t") for line in test_tsv.read_text(encoding="utf-8").splitlines()[1:]]
+    out = []
+    for _, s1, s2 in rows:
+        scores = classifier({"text": s1, "text_pair": s2}, top_k=None)
+        top, second = sorted((d["score"] for d in scores), reverse=True)[:2]
+        out.append((max(scores, key=lambda d: d["score"])["label"], top - second))
+    return out
+
+
+def test_test_predictions_are_in_input_order_whatever_the_batching(tiny_lm, tmp_path):
+    """Length-grouped training batches (transformers then groups eval batches too) must not reorder the submission:
+    row by row it equals an in-order pass of the saved model; GLUE's quoted fields are read as GLUE reads them."""
+    folder = rte_folder(tmp_path / "glue", train_rows=64, test_rows=60, quoted=True)
+    out = tmp_path / "out"
+    extra = ["--train_sampling_strategy", "group_by_length", "--per_device_eval_batch_size", "8"]
+    glue(glue_args("rte", tiny_lm, folder.parent, out, *extra))
+    written = [row.split("\t") for row in (out / "RTE.tsv").read_text().splitlines()[1:]]
+    assert [int(index) for index, _ in written] == list(range(60))  # every row, the file's ids, in order
+    expected = in_order_predictions(out, folder / "test.tsv")
+    decided = [(label, (want, margin)) for (_, label), (want, margin) in zip(written, expected) if margin > 1e-4]
+    assert len(decided) >= 50  # rows whose prediction is not a numerical tie
+    assert all(label == want for label, (want, _) in decided)
+
+
+def test_glue_tsv_given_as_files_is_read_like_glue(tiny_lm, tmp_path):
+    """`--train_file/--validation_file/--test_file` with official TSVs: no CSV quoting (a field may start with `"`),
+    the GLUE column names, and exactly one prediction per test line."""
+    folder = rte_folder(tmp_path / "glue", train_rows=32, test_rows=12, quoted=True)
+    out = tmp_path / "out"
+    argv = ["--task", "rte", "--model_name_or_path", str(tiny_lm), "--output_dir", str(out)]
+    argv += ["--train_file", str(folder / "train.tsv"), "--validation_file", str(folder / "dev.tsv")]
+    argv += ["--test_file", str(folder / "test.tsv"), "--num_train_epochs", "1", "--max_seq_length", "64", *COMMON]
+    glue(argv)
+    assert len((out / "RTE.tsv").read_text().splitlines()) == 13
+
+
+def test_rows_longer_than_max_seq_length_are_counted_per_split(tiny_lm, tmp_path, caplog):
+    """Truncation changes what the model sees: each split says how many of its rows the collator will shorten."""
+    folder = rte_folder(tmp_path / "glue", train_rows=24, test_rows=12)
+    tokenizer = load_gpt1_tokenizer(str(tiny_lm))
+    encode = lambda text: tokenizer(text, add_special_tokens=False).input_ids  # noqa: E731
+
+    def too_long(path: Path, first: int) -> int:  # rows of `<s> a <$> b <e>` over 48 tokens
+        rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()[1:]]
+        lengths = [len(encode(r[first])) + len(encode(r[first + 1])) + 3 for r in rows]
+        return sum(length > 48 for length in lengths)
+
+    expected = {name: too_long(folder / f"{name}.tsv", 1) for name in ("train", "dev", "test")}
+    assert 0 < expected["train"] < 24  # the check means something: some rows are cut, some are not
+    argv = glue_args("rte", tiny_lm, folder.parent, tmp_path / "out", "--max_seq_length", "48")
+    with caplog.at_level("WARNING", logger="hf_gpt1.training.finetune"):
+        glue(argv)
+    for name, rows in (("train", 24), ("dev", 40), ("test", 12)):
+        message = f"{folder / name}.tsv: {expected[name]} of {rows} rows are longer than 48 tokens"
+        assert message in caplog.text, (message, caplog.text)
+
+
+def test_rows_to_truncate_counts_what_the_collators_cut():
+    """The count of cut rows follows each format's special tokens and the multiple-choice segment cap."""
+    import datasets
+
+    count = finetune._rows_to_truncate
+    single = datasets.Dataset.from_dict({"segment_a": [[1] * 8, [1] * 9, [1] * 3]})
+    assert count(single, "classification", 10, None) == 1  # s text e: 9 + 2 > 10
+    pairs = datasets.Dataset.from_dict({"segment_a": [[1] * 4, [1] * 5], "segment_b": [[2] * 3, [2] * 3]})
+    assert count(pairs, "entailment", 10, None) == 1  # s a $ b e: 5 + 3 + 3 > 10
+    choices = datasets.Dataset.from_dict(
+        {"context": [[1] * 4, [1] * 4, [1] * 6], "choices": [[[2] * 2, [2] * 3], [[2] * 2, [2] * 4], [[2], [2]]]}
+    )
+    # s context $ answer e, for the longest answer: 4 + 4 + 3 > 10
+    assert count(choices, "multiple_choice", 10, None) == 1
+    assert count(choices, "multiple_choice", 20, 5) == 1  # a segment over the cap is cut whatever the total
+    filtered = choices.filter(lambda row: len(row["context"]) == 4)  # read through the filter's index mapping
+    assert count(filtered, "multiple_choice", 10, None) == 1
+    # group_by_length sorts on the same segment lengths: context + the longest answer, text a + text b
+    assert list(finetune._with_lengths(choices, "multiple_choice")["length"]) == [7, 8, 7]
+    assert list(finetune._with_lengths(filtered, "multiple_choice")["length"]) == [7, 8]
+    assert list(finetune._with_lengths(pairs, "entailment")["length"]) == [7, 8]
+
+
+def test_prediction_only_run_from_a_folder_without_train_tsv(tiny_lm, tmp_path):
+    """A fine-tuned model predicts a GLUE folder that holds dev and test files only (`--do_train false`); a file
+    overrides one split of the folder."""
+    folder = rte_folder(tmp_path / "glue", train_rows=32, test_rows=20)
+    trained = tmp_path / "trained"
+    glue(glue_args("rte", tiny_lm, folder.parent, trained))
+    (folder / "train.tsv").unlink()
+    out = tmp_path / "predicted"
+    results = glue(
+        ["--task", "rte", "--model_name_or_path", str(trained), "--data_dir", str(folder.parent)]
+        + ["--output_dir", str(out), "--do_train", "false", "--max_seq_length", "64", *COMMON]
+    )
+    assert (out / "RTE.tsv").read_text() == (trained / "RTE.tsv").read_text()
+    assert results["validation"]["eval_validation_accuracy"] == pytest.approx(
+        json.loads((trained / "all_results.json").read_text())["validation"]["eval_validation_accuracy"]
+    )
+    assert "train" not in results
+    # --test_file replaces the folder's test split: the first 5 rows only
+    short = tmp_path / "short.tsv"
+    short.write_text("".join((folder / "test.tsv").read_text().splitlines(keepends=True)[:6]))
+    glue(
+        ["--task", "rte", "--model_name_or_path", str(trained), "--data_dir", str(folder.parent)]
+        + ["--test_file", str(short), "--output_dir", str(tmp_path / "p2"), "--do_train", "false", *COMMON]
+    )
+    assert (tmp_path / "p2" / "RTE.tsv").read_text().splitlines() == (out / "RTE.tsv").read_text().splitlines()[:6]
+
+
+def mnli_folder(root: Path) -> Path:
+    """MNLI and diagnostic folders in the GLUE layout, with the real RTE sentences and random MNLI labels."""
+    rng = random.Random(0)
+    pairs = [row.split("\t")[1:3] for row in shared_data("glue", "RTE", "dev.tsv").read_text().splitlines()[1:61]]
+    labels = ["entailment", "neutral", "contradiction"]
+    (root / "MNLI").mkdir(parents=True)
+    (root / "diagnostic").mkdir()
+
+    def write(path: Path, rows: list[list[str]], header: list[str]) -> None:
+        path.write_text("\n".join("\t".join(r) for r in [header, *rows]) + "\n", encoding="utf-8")
+
+    labelled = ["index", "genre", "sentence1", "sentence2", "gold_label"]
+    write(
+        root / "MNLI" / "train.tsv",
+        [[str(i), "fiction", a, b, rng.choice(labels)] for i, (a, b) in enumerate(pairs)],
+        labelled,
+    )
+    for name in ("dev_matched", "dev_mismatched"):
+        write(
+            root / "MNLI" / f"{name}.tsv",
+            [[str(i), "x", a, b, rng.choice(labels)] for i, (a, b) in enumerate(pairs[:16])],
+            labelled,
+        )
+    for name in ("test_matched", "test_mismatched"):
+        write(root / "MNLI" / f"{name}.tsv", [[str(i), "x", a, b] for i, (a, b) in enumerate(pairs[:9])], labelled[:4])
+    diagnostic = [[str(i), b, a] for i, (a, b) in enumerate(pairs[:7])]
+    write(root / "diagnostic" / "diagnostic.tsv", diagnostic, ["index", "sentence1", "sentence2"])
+    return root
+
+
+def test_mnli_writes_ax_and_the_ax_task_predicts_with_an_mnli_model(tiny_lm, tmp_path):
+    root = mnli_folder(tmp_path / "glue")
+    out = tmp_path / "mnli"
+    results = glue(glue_args("mnli", tiny_lm, root, out))
+    assert {"validation_matched", "validation_mismatched"} <= set(results)
+    for name, rows in (("MNLI-m.tsv", 9), ("MNLI-mm.tsv", 9), ("AX.tsv", 7)):
+        lines = (out / name).read_text().splitlines()
+        assert lines[0] == "index\tprediction" and len(lines) == rows + 1, name
+        assert {line.split("\t")[1] for line in lines[1:]} <= {"entailment", "neutral", "contradiction"}
+    ax = tmp_path / "ax"
+    argv = ["--task", "ax", "--model_name_or_path", str(out), "--data_dir", str(root), "--output_dir", str(ax)]
+    glue([*argv, "--do_train", "false", *COMMON])
+    assert (ax / "AX.tsv").read_text() == (out / "AX.tsv").read_text()
+
+
+def test_ax_cannot_be_trained(capsys, tiny_lm, tmp_path, no_training):
+    err = run_cli(capsys, lambda: glue(["--task", "ax", "--model_name_or_path", str(tiny_lm), "--output_dir", "x"]))
+    assert "predicted by a model fine-tuned on 'mnli'" in err and "--do_train false" in err
+
+
+def test_summary_at_the_end_and_validation_evaluated_once(tiny_lm, glue_slice, tmp_path, capsys, monkeypatch):
+    calls = []
+    original = GPT1Trainer.evaluation_loop
+
+    def counting(self, *args, **kwargs):
+        calls.append(kwargs.get("metric_key_prefix"))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(GPT1Trainer, "evaluation_loop", counting)
+    out = tmp_path / "rte"
+    glue(glue_args("rte", tiny_lm, glue_slice, out))
+    assert calls.count("eval_validation") == 1 and calls.count("eval_test") == 1  # 1 epoch: 1 evaluation, 1 prediction
+    printed = capsys.readouterr().out
+    assert "glue rte: 1 process on cpu; global batch 16 per device × 1 × 1 accumulation = 16" in printed
+    summary = printed[printed.index("== glue rte: done in") :].splitlines()
+    assert summary[1].startswith("  training speed: ") and "tokens/s" in summary[1] and "first step" in summary[1]
+    assert summary[2].startswith("  best checkpoint (by eval_validation_accuracy): ")
+    assert summary[3].startswith("  validation: accuracy ")
+    assert summary[4] == f"  test: 30 predictions -> {out / 'RTE.tsv'}"
+    steady = json.loads((out / "all_results.json").read_text())["train"]["steady_state"]
+    assert steady["steps"] == 5  # 96 rows in batches of 16, less the first step
+    assert 0 < steady["tokens_per_s"] < steady["steps_per_s"] * 16 * 64  # real tokens, fewer than 16 full rows
+    assert summary[-2:] == [f"  model + tokenizer: {out}", f"  results: {out / 'all_results.json'}"]
+
+
+# ------------------------------------------------------------------------------------------------ multiple choice
+
+WORDS = "the a cat dog ran sat home park rain sun happy sad friend went saw ate cake played game won lost".split()
+
+
+def sentence(rng: random.Random, n: int = 6) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + "."
+
+
+def write_story_cloze(path: Path, n: int, seed: int) -> None:
+    """A CSV with the ROCStories / Story Cloze 2016 columns (the right ending is a copy of sentence 4, learnable)."""
+    rng = random.Random(seed)
+    columns = ["InputStoryid", *(f"InputSentence{i}" for i in range(1, 5))]
+    columns += ["RandomFifthSentenceQuiz1", "RandomFifthSentenceQuiz2", "AnswerRightEnding"]
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(columns)
+        for i in range(n):
+            story = [sentence(rng) for _ in range(4)]
+            right, wrong = story[-1], sentence(rng)
+            answer = rng.choice([1, 2])
+            endings = [right, wrong] if answer == 1 else [wrong, right]
+            writer.writerow([f"story-{seed}-{i}", *story, *endings, answer])
+
+
+def write_swag(path: Path, n: int, seed: int) -> None:
+    rng = random.Random(seed)
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["video-id", "sent1", "sent2", "ending0", "ending1", "ending2", "ending3", "label"])
+        for i in range(n):
+            endings = [sentence(rng, 4) for _ in range(4)]
+            writer.writerow([f"v{i}", sentence(rng), "Then they", *endings, rng.randrange(4)])
+
+
+def mc_args(model: Path, out: Path, *extra: str) -> list[str]:
+    return [
+        "--model_name_or_path", str(model), "--output_dir", str(out), "--num_train_epochs", "1",
+        "--per_device_train_batch_size", "8", "--max_seq_length", "64", "--logging_steps", "1", *COMMON, *extra,
+    ]  # fmt: skip
+
+
+def multiple_choice(argv: list[str]) -> dict:
+    return multiple_choice_main(argv)
+
+
+def test_story_cloze_protocol_reports_test_accuracy_from_the_best_checkpoint(tiny_lm, tmp_path):
+    """The paper's protocol: train on the 2016 validation CSV (1,497/374 split), pick the best-validation epoch, and
+    report the test CSV's accuracy, with predictions by story id in the CSV's 1/2 convention."""
+    val2016, test2016 = tmp_path / "val2016.csv", tmp_path / "test2016.csv"
+    write_story_cloze(val2016, 374 + 48, 0)
+    write_story_cloze(test2016, 20, 1)
+    out = tmp_path / "out"
+    argv = ["--task", "story_cloze", "--story_cloze_protocol", "--train_file", str(val2016), "--test_file"]
+    results = multiple_choice([*argv, str(test2016), *mc_args(tiny_lm, out, "--num_train_epochs", "2")])
+
+    best = results["best_checkpoint"]
+    assert best in {str(out / "checkpoint-6"), str(out / "checkpoint-12")}  # 48 stories / 8 = 6 steps per epoch
+    logged = {
+        e["step"]: e["eval_validation_accuracy"] for e in results["log_history"] if "eval_validation_accuracy" in e
+    }
+    assert results["best_metric"]["eval_validation_accuracy"] == max(logged.values())
+    assert logged[int(best.rsplit("-", 1)[1])] == max(logged.values())
+    assert results["validation"]["eval_validation_accuracy"] == max(logged.values())
+
+    lines = Path(results["test_predictions"]).read_text().splitlines()
+    assert lines[0] == "InputStoryid\tAnswerRightEnding" and len(lines) == 21
+    with test2016.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [line.split("\t")[0] for line in lines[1:]] == [row["InputStoryid"] for row in rows]
+    predicted = [line.split("\t")[1] for line in lines[1:]]
+    assert set(predicted) <= {"1", "2"}
+    accuracy = sum(p == row["AnswerRightEnding"] for p, row in zip(predicted, rows)) / len(rows)
+    assert results["test"]["eval_test_accuracy"] == pytest.approx(accuracy)
+    # the saved model is the best checkpoint's, and the predictions are its
+    best_weights, final = load_file(Path(best) / "model.safetensors"), load_file(out / "model.safetensors")
+    assert all(torch.equal(best_weights[name], final[name]) for name in final)
+    chooser = pipeline("multiple-choice", model=str(out))
+    for row, p in zip(rows[:5], predicted[:5]):
+        context = " ".join(row[f"InputSentence{i}"] for i in range(1, 5))
+        answers = [row["RandomFifthSentenceQuiz1"], row["RandomFifthSentenceQuiz2"]]
+        scores = [d["score"] for d in chooser(context, answers=answers, segment_cap=30)]
+        assert str(scores.index(max(scores)) + 1) == p
+
+
+def test_story_cloze_with_own_files(tiny_lm, tmp_path):
+    files = {split: tmp_path / f"{split}.csv" for split in ("train", "validation", "test")}
+    for seed, (split, path) in enumerate(files.items()):
+        write_story_cloze(path, {"train": 48, "validation": 24, "test": 20}[split], seed)
+    out = tmp_path / "out"
+    args = mc_args(tiny_lm, out, "--task", "story_cloze", "--segment_cap", "30")
+    args += [f"--{split}_file={path}" for split, path in files.items()]
+    results = multiple_choice(args)
+    assert 0.0 <= results["validation"]["eval_validation_accuracy"] <= 1.0
+    assert 0.0 <= results["test"]["eval_test_accuracy"] <= 1.0
+    assert len(Path(results["test_predictions"]).read_text().splitlines()) == 21
+
+
+def test_swag_recipe(tiny_lm, tmp_path):
+    train, validation = tmp_path / "train.csv", tmp_path / "val.csv"
+    write_swag(train, 32, 0)
+    write_swag(validation, 16, 1)
+    out = tmp_path / "out"
+    results = multiple_choice(
+        mc_args(tiny_lm, out, "--task", "swag", "--train_file", str(train), "--validation_file", str(validation))
+    )
+    assert 0.0 <= results["validation"]["eval_validation_accuracy"] <= 1.0
+    assert results["train"]["train_loss"] > 0
+
+
+# ------------------------------------------------------------------------------------------------ resume
+
+
+class _Crash(RuntimeError):
+    pass
+
+
+class CrashAfterCheckpoint(TrainerCallback):
+    """Simulates a run killed right after checkpoint `step` was written (and marked complete)."""
+
+    def __init__(self, step: int):
+        self.step = step
+
+    def on_save(self, args, state, control, **kwargs):
+        if state.global_step == self.step:
+            raise _Crash(f"killed after checkpoint-{self.step}")
+
+
+def test_resume_after_crash_matches_unbroken_run(tiny_lm, glue_slice, tmp_path, monkeypatch):
+    """Stopped after checkpoint 4 of 12 (mid-epoch 1 of 2, dropout on), then `--resume`: same metrics and weights."""
+    extra = ["--num_train_epochs", "2", "--save_strategy", "steps", "--save_steps", "4", "--eval_strategy", "no"]
+    extra += ["--clf_pdrop", "0.1"]
+
+    def args(out):
+        return glue_args("rte", tiny_lm, glue_slice, out, *extra)
+
+    unbroken = glue(args(tmp_path / "unbroken"))
+
+    out = tmp_path / "crashed"
+    crash = CrashAfterCheckpoint(4)
+    original_init = finetune.GPT1Trainer.__init__
+
+    def init_with_crash(self, *a, **kw):
+        original_init(self, *a, **kw)
+        self.add_callback(crash)
+
+    monkeypatch.setattr(finetune.GPT1Trainer, "__init__", init_with_crash)
+    with pytest.raises(_Crash):
+        glue(args(out))
+    monkeypatch.undo()
+    assert last_complete_checkpoint(out) == str(out / "checkpoint-4")
+    assert not (out / "all_results.json").exists()
+    resumed = glue([*args(out), "--resume", "true"])
+
+    assert resumed["train"]["epoch"] == unbroken["train"]["epoch"] == 2.0
+    for key, value in unbroken["validation"].items():
+        if "runtime" not in key and "per_second" not in key:
+            assert resumed["validation"][key] == pytest.approx(value, rel=1e-5, abs=1e-6), key
+    a, b = load_file(tmp_path / "unbroken" / "model.safetensors"), load_file(out / "model.safetensors")
+    assert a.keys() == b.keys()
+    for name in a:
+        torch.testing.assert_close(b[name], a[name], rtol=1e-5, atol=1e-6, msg=name)
+    # The logged loss of the steps after the checkpoint is the unbroken run's.
+    before = {e["step"]: e["loss"] for e in unbroken["log_history"] if "loss" in e}
+    after = {e["step"]: e["loss"] for e in resumed["log_history"] if "loss" in e and e["step"] > 4}
+    assert after and all(after[s] == pytest.approx(before[s], rel=1e-5) for s in after)
+
+
+# ------------------------------------------------------------------------------------------------ bad input
+
+
+def write_csv(path: Path, header: list[str], rows: list[list]) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+RTE_ROWS = [["A man is here.", "Someone is here.", "entailment"], ["A cat.", "A dog.", "not_entailment"]] * 4
+
+
+def csv_args(model: Path, out: Path, train: Path, *extra: str) -> list[str]:
+    return ["--task", "rte", "--train_file", str(train), "--validation_file", str(train), *mc_args(model, out), *extra]
+
+
+def glue_error(capsys, argv: list[str]) -> str:
+    return run_cli(capsys, lambda: glue(argv))
+
+
+def test_bad_input_unknown_task(capsys, tiny_lm, no_training):
+    err = glue_error(capsys, ["--task", "rtee", "--model_name_or_path", str(tiny_lm), "--output_dir", "x"])
+    assert "Unknown task 'rtee'" in err and "rte" in err
+
+
+def test_bad_input_wrong_recipe_for_task(capsys, tmp_path, no_training):
+    err = glue_error(capsys, ["--task", "story_cloze", "--output_dir", str(tmp_path / "o")])
+    assert "multiple choice" in err and "multiple_choice.py" in err
+
+
+def test_bad_input_misnamed_column(capsys, tiny_lm, tmp_path, no_training):
+    rows = [["p", "h", "entailment"]] * 4
+    train = write_csv(tmp_path / "train.csv", ["premise", "sentence2", "label"], rows)
+    err = glue_error(capsys, csv_args(tiny_lm, tmp_path / "out", train))
+    assert "'sentence1'" in err and "premise" in err and "train.csv" in err
+
+
+def test_bad_input_missing_label_column(capsys, tiny_lm, tmp_path, no_training):
+    rows = [["p", "h", "entailment"]] * 4
+    train = write_csv(tmp_path / "train.csv", ["sentence1", "sentence2", "gold"], rows)
+    err = glue_error(capsys, csv_args(tiny_lm, tmp_path / "out", train))
+    assert "'label'" in err and "gold" in err
+
+
+def test_bad_input_missing_story_cloze_column(capsys, tiny_lm, tmp_path, no_training):
+    path = tmp_path / "train.csv"
+    write_story_cloze(path, 8, 0)
+    path.write_text(path.read_text().replace("RandomFifthSentenceQuiz2", "Ending2", 1))
+    argv = ["--task", "story_cloze", "--train_file", str(path), *mc_args(tiny_lm, tmp_path / "out")]
+    err = run_cli(capsys, lambda: multiple_choice(argv))
+    assert "RandomFifthSentenceQuiz2" in err
+
+
+def test_bad_input_label_outside_label_set(capsys, tiny_lm, tmp_path, no_training):
+    train = write_csv(tmp_path / "train.csv", ["sentence1", "sentence2", "label"], [*RTE_ROWS, ["a", "b", "maybe"]])
+    err = glue_error(capsys, csv_args(tiny_lm, tmp_path / "out", train))
+    assert "'maybe'" in err and "entailment" in err and "not_entailment" in err
+
+
+def test_bad_input_label_outside_label_set_glue_tsv(capsys, tiny_lm, glue_slice, tmp_path, no_training):
+    bad = tmp_path / "glue" / "RTE"
+    bad.mkdir(parents=True)
+    for name in ("train", "dev", "test"):
+        text = (glue_slice / "RTE" / f"{name}.tsv").read_text()
+        if name == "train":
+            lines = text.splitlines(keepends=True)
+            lines[3] = lines[3].rsplit("\t", 1)[0] + "\tcontradiction\n"
+            text = "".join(lines)
+        (bad / f"{name}.tsv").write_text(text)
+    err = glue_error(capsys, glue_args("rte", tiny_lm, bad.parent, tmp_path / "out"))
+    assert "train.tsv:4" in err and "'contradiction'" in err
+
+
+def test_bad_input_row_with_extra_fields(capsys, tiny_lm, tmp_path, no_training):
+    train = tmp_path / "train.csv"
+    train.write_text('sentence1,sentence2,label\n"a","b",entailment\n"c","d","not_entailment",extra,fields\n')
+    err = glue_error(capsys, csv_args(tiny_lm, tmp_path / "out", train))
+    assert f"{train}:3" in err and "expected 3 fields" in err
+
+
+def test_bad_input_unparsable_json(capsys, tiny_lm, tmp_path, no_training):
+    train = tmp_path / "train.jsonl"
+    train.write_text('{"sentence1": "a", "sentence2": "b", "label": "entailment"}\n{"sentence1": "c", \n')
+    err = glue_error(capsys, csv_args(tiny_lm, tmp_path / "out", train))
+    assert "cannot parse it as JSON" in err and str(train) in err
+
+
+def test_bad_input_missing_file(capsys, tiny_lm, tmp_path, no_training):
+    err = glue_error(capsys, csv_args(tiny_lm, tmp_path / "out", tmp_path / "nope.csv"))
+    assert "nope.csv" in err and "does not exist" in err
+
+
+def test_bad_input_output_dir_of_another_run(capsys, tiny_lm, tmp_path, no_training):
+    train = write_csv(tmp_path / "train.csv", ["sentence1", "sentence2", "label"], RTE_ROWS)
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("someone else's")
+    err = glue_error(capsys, csv_args(tiny_lm, foreign, train))
+    assert "already holds files that are not from an hf_gpt1 run" in err and "--overwrite_output_dir" in err
+    assert (foreign / "notes.txt").is_file()  # nothing was deleted
+    # An hf_gpt1 run of something else (here: the pre-training run) is named as such.
+    err = glue_error(capsys, csv_args(tiny_lm, tiny_lm, train))
+    assert "already holds another run" in err and "'pretrain'" in err
+    # --resume with other arguments refuses too.
+    err = glue_error(capsys, [*csv_args(tiny_lm, tiny_lm, train), "--resume", "true"])
+    assert "--resume" in err and "different run" in err
+
+
+def test_overwrite_output_dir_is_checked_before_deleting(tiny_lm, tmp_path, no_training):
+    """With --overwrite_output_dir the folder is replaced; the run then gets as far as training (patched away)."""
+    train = write_csv(tmp_path / "train.csv", ["sentence1", "sentence2", "label"], RTE_ROWS)
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("someone else's")
+    with pytest.raises(AssertionError, match="training started"):
+        glue(csv_args(tiny_lm, foreign, train, "--overwrite_output_dir", "true"))
+    assert not (foreign / "notes.txt").exists() and (foreign / "hf_gpt1_run.json").is_file()
+
+
+def test_bad_input_max_seq_length_above_n_positions(capsys, tiny_lm, tmp_path, no_training):
+    train = write_csv(tmp_path / "train.csv", ["sentence1", "sentence2", "label"], RTE_ROWS)
+    err = glue_error(capsys, csv_args(tiny_lm, tmp_path / "out", train, "--max_seq_length", "65"))
+    assert "--max_seq_length 65" in err and "n_positions=64" in err
+    assert not (tmp_path / "out").exists()  # refused before the folder was claimed
+
+
+def test_zero_step_run_is_refused_before_claiming(capsys, tiny_lm, tmp_path, no_training):
+    train = write_csv(tmp_path / "train.csv", ["sentence1", "sentence2", "label"], RTE_ROWS)
+    err = glue_error(capsys, csv_args(tiny_lm, tmp_path / "out", train, "--num_train_epochs", "0"))
+    assert "0 optimizer steps" in err and "--num_train_epochs" in err
+    err = glue_error(capsys, csv_args(tiny_lm, tmp_path / "out", train, "--per_device_train_batch_size", "64"))
+    assert "0 optimizer steps" in err and "--dataloader_drop_last false" in err  # 8 rows, a 64-row batch, dropped
+    err = glue_error(
+        capsys, csv_args(tiny_lm, tmp_path / "out", train, "--per_device_train_batch_size", "64", "--max_steps", "5")
+    )
+    assert "0 optimizer steps" in err  # max_steps cannot train on a loader that yields no batch
+    assert not (tmp_path / "out").exists()
+
+
+def test_bad_input_pretrain_missing_and_empty_files(capsys, tmp_path, no_training):
+    out = str(tmp_path / "out")
+    err = run_cli(capsys, lambda: pretrain_main(["--train_files", str(tmp_path / "none.txt"), "--output_dir", out]))
+    assert "none.txt" in err and "does not exist" in err
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    err = run_cli(capsys, lambda: pretrain_main(["--train_files", str(empty), "--output_dir", out]))
+    assert "empty.txt" in err and "empty" in err
+
+
+def test_a_test_file_with_some_labels_is_refused(capsys, tiny_lm, tmp_path, no_training):
+    train = write_csv(tmp_path / "train.csv", ["sentence1", "sentence2", "label"], RTE_ROWS)
+    test = write_csv(
+        tmp_path / "test.csv", ["sentence1", "sentence2", "label"], [["a", "b", "entailment"], ["c", "d", ""]]
+    )
+    err = glue_error(capsys, [*csv_args(tiny_lm, tmp_path / "out", train), "--test_file", str(test)])
+    assert "1 of 2 test rows have a gold label" in err and "label all of them" in err

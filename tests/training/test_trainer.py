@@ -1,0 +1,349 @@
+"""The GPT-1 Trainer and the recipes' training arguments (hf_gpt1.training.trainer): decay grouping, L1/L2 logging,
+evaluation in input order, checkpoint rotation that cannot lose the last complete checkpoint (the kill window is
+injected, not timed), a full disk and a non-finite loss stopping the run with one line that names what to resume."""
+
+from __future__ import annotations
+
+import errno
+import subprocess
+import sys
+
+import datasets
+import pytest
+import torch
+from transformers import TrainerCallback, default_data_collator
+
+from hf_gpt1 import GPT1ForSequenceClassification, GPT1LMHeadModel
+from hf_gpt1.data.transforms import GPT1ClassificationCollator
+from hf_gpt1.training import arguments as arguments_module
+from hf_gpt1.training import callbacks as callbacks_module
+from hf_gpt1.training import trainer as trainer_module
+from hf_gpt1.training.arguments import RecipeTrainingArguments
+from hf_gpt1.training.checkpoints import last_complete_checkpoint
+from hf_gpt1.training.trainer import GPT1Trainer, TrainingError
+from tests.utils import DELIM, EXTRACT, PAD, REPO_ROOT, START, tiny_config
+
+
+def arguments(tmp_path, **overrides) -> RecipeTrainingArguments:
+    fields = dict(output_dir=str(tmp_path / "out"), report_to=[], disable_tqdm=True, logging_steps=1, seed=0)
+    fields.update(overrides)
+    return RecipeTrainingArguments(**fields)
+
+
+def lm_windows(n: int, length: int = 16) -> datasets.Dataset:
+    generator = torch.Generator().manual_seed(0)
+    ids = torch.randint(0, 60, (n, length), generator=generator).tolist()
+    return datasets.Dataset.from_dict({"input_ids": ids, "labels": ids})
+
+
+def lm_trainer(tmp_path, n: int = 16, **overrides) -> GPT1Trainer:
+    model = GPT1LMHeadModel(tiny_config())
+    return GPT1Trainer(
+        model=model,
+        args=arguments(tmp_path, per_device_train_batch_size=4, **overrides),
+        train_dataset=lm_windows(n),
+        data_collator=default_data_collator,
+    )
+
+
+def test_weight_decay_applies_to_matrices_only(tmp_path):
+    trainer = lm_trainer(tmp_path)
+    decayed = set(trainer.get_decay_parameter_names(trainer.model))
+    for name, param in trainer.model.named_parameters():
+        assert (name in decayed) == (param.ndim >= 2), name  # embeddings and projections; never biases or LN gains
+
+
+# ------------------------------------------------------------------------------------------------ evaluation order
+
+
+def varied_pairs(n: int) -> datasets.Dataset:
+    """Classification features of very different lengths, so that length grouping would reorder them."""
+    rows = [{"segment_a": list(range(1, 2 + (i * 7) % 23)), "length": 1 + (i * 7) % 23} for i in range(n)]
+    return datasets.Dataset.from_list(rows)
+
+
+def test_predictions_come_back_in_input_order_with_length_grouped_training(tmp_path):
+    model = GPT1ForSequenceClassification(tiny_config(num_labels=2)).eval()
+    collator = GPT1ClassificationCollator(START, DELIM, EXTRACT, PAD, max_length=32)
+    dataset = varied_pairs(40)
+    args = arguments(
+        tmp_path,
+        train_sampling_strategy="group_by_length",
+        per_device_eval_batch_size=4,
+        remove_unused_columns=False,
+        dataloader_drop_last=True,  # for training batches only: prediction must still see every row
+    )
+    trainer = GPT1Trainer(model=model, args=args, train_dataset=dataset, data_collator=collator)
+    predicted = trainer.predict(dataset).predictions
+    assert predicted.shape == (40, 2)  # no row dropped, although 40 rows make 10 batches and dataloader_drop_last
+    with torch.no_grad():
+        one_by_one = torch.cat([model(**collator([dataset[i]])).logits for i in range(40)])
+    torch.testing.assert_close(torch.from_numpy(predicted), one_by_one, atol=1e-5, rtol=1e-4)
+    assert type(trainer.get_test_dataloader(dataset).base_dataloader.sampler).__name__ == "SequentialSampler"
+
+
+def test_the_last_partial_training_batch_is_dropped_when_asked(tmp_path):
+    trainer = lm_trainer(tmp_path, n=18, dataloader_drop_last=True)
+    assert len(trainer.get_train_dataloader()) == 4  # 18 windows, batches of 4: the 2 left over are dropped
+    assert len(trainer.get_eval_dataloader(lm_windows(18))) == 3  # ceil(18 / 8): the partial batch kept
+
+
+# ------------------------------------------------------------------------------------------------ logging
+
+
+def test_l1_and_l2_are_logged_beside_the_loss(tmp_path):
+    model = GPT1ForSequenceClassification(tiny_config(num_labels=2))
+    collator = GPT1ClassificationCollator(START, DELIM, EXTRACT, PAD)
+    rows = [{"segment_a": [1 + i % 5, 2, 3], "labels": i % 2} for i in range(8)]
+    args = arguments(tmp_path, per_device_train_batch_size=4, max_steps=2, remove_unused_columns=False)
+    trainer = GPT1Trainer(
+        model=model, args=args, train_dataset=datasets.Dataset.from_list(rows), data_collator=collator
+    )
+    trainer.train()
+    logs = [entry for entry in trainer.state.log_history if "loss" in entry]
+    assert len(logs) == 2
+    for entry in logs:
+        assert entry["loss"] == pytest.approx(entry["clf_loss"] + 0.5 * entry["lm_loss"], abs=2e-4)
+
+
+# ------------------------------------------------------------------------------------------------ checkpoints
+
+
+class KillAt(Exception):
+    pass
+
+
+def test_rotation_never_deletes_the_last_complete_checkpoint(tmp_path, monkeypatch):
+    """`--save_total_limit 1`: a kill between writing checkpoint-8's files and its completion marker (injected
+    exactly there) must leave checkpoint-4 complete; transformers alone deletes it before the marker exists."""
+    trainer = lm_trainer(tmp_path, max_steps=8, save_strategy="steps", save_steps=4, save_total_limit=1)
+    original = callbacks_module.mark_complete
+
+    def mark_or_die(folder, step):
+        if step == 8:
+            raise KillAt("killed before checkpoint-8 was marked complete")
+        original(folder, step)
+
+    monkeypatch.setattr(callbacks_module, "mark_complete", mark_or_die)
+    with pytest.raises(KillAt):
+        trainer.train()
+    out = tmp_path / "out"
+    assert (out / "checkpoint-8").is_dir()  # its files were written ...
+    assert last_complete_checkpoint(out) == str(out / "checkpoint-4")  # ... and the previous one is still there
+
+
+def test_rotation_after_completion(tmp_path):
+    trainer = lm_trainer(tmp_path, max_steps=12, save_strategy="steps", save_steps=4, save_total_limit=1)
+    trainer.train()
+    assert sorted(p.name for p in (tmp_path / "out").glob("checkpoint-*")) == ["checkpoint-12"]
+
+
+@pytest.mark.parametrize("failure", ["ENOSPC", "torch writer"])
+def test_a_full_disk_stops_with_one_line_naming_the_checkpoint_to_resume(failure, tmp_path, monkeypatch):
+    trainer = lm_trainer(tmp_path, max_steps=8, save_strategy="steps", save_steps=4)
+    original = GPT1Trainer._save_optimizer_and_scheduler
+
+    def save_or_fail(self, output_dir):
+        if output_dir.endswith("checkpoint-8"):
+            if failure == "ENOSPC":
+                raise OSError(errno.ENOSPC, "No space left on device", output_dir)
+            monkeypatch.setattr(trainer_module.shutil, "disk_usage", lambda path: type("U", (), {"free": 0})())
+            raise RuntimeError("[enforce fail at inline_container.cc:664] . unexpected pos 128 vs 64")
+        original(self, output_dir)
+
+    monkeypatch.setattr(GPT1Trainer, "_save_optimizer_and_scheduler", save_or_fail)
+    with pytest.raises(TrainingError) as info:
+        trainer.train()
+    message = str(info.value)
+    out = tmp_path / "out"
+    assert f"Could not write {out / 'checkpoint-8'}: the disk holding {out} is full" in message
+    assert f"--resume continues from {out / 'checkpoint-4'}" in message
+
+
+class PoisonAfter(TrainerCallback):
+    """Turns one weight into NaN after step `step`, as a diverging run would."""
+
+    def __init__(self, step: int):
+        self.step = step
+
+    def on_step_end(self, args, state, control, model=None, **kwargs):
+        if state.global_step == self.step:
+            with torch.no_grad():
+                model.transformer.h[0].mlp.c_fc.weight[0, 0] = float("nan")
+
+
+@pytest.mark.parametrize("logging_steps", [1, 100])
+def test_a_non_finite_loss_stops_training_and_keeps_the_last_good_checkpoint(logging_steps, tmp_path):
+    """Caught at the next log line, or (logging rarely) before the next checkpoint: nothing NaN is ever saved."""
+    trainer = lm_trainer(tmp_path, max_steps=12, save_strategy="steps", save_steps=4, logging_steps=logging_steps)
+    trainer.add_callback(PoisonAfter(5))
+    with pytest.raises(TrainingError) as info:
+        trainer.train()
+    out = tmp_path / "out"
+    message = str(info.value)
+    assert f"the last good checkpoint is {out / 'checkpoint-4'}" in message and "--resume" in message
+    assert ("the training loss is nan" in message) == (logging_steps == 1)  # logged as it is, not filtered
+    assert sorted(p.name for p in out.glob("checkpoint-*")) == ["checkpoint-4"]
+
+
+# ------------------------------------------------------------------------------------------------ arguments
+
+
+@pytest.mark.parametrize(
+    "fields, fragment",
+    [
+        ({"learning_rate": float("inf")}, "--learning_rate inf is not a finite number"),
+        ({"learning_rate": -1e-4}, "--learning_rate -0.0001 must be >= 0"),
+        ({"per_device_train_batch_size": 0}, "--per_device_train_batch_size 0 must be a positive integer"),
+        ({"save_total_limit": 0}, "--save_total_limit 0 must be >= 1"),
+        ({"resume": True, "overwrite_output_dir": True}, "pass one of them"),
+    ],
+)
+def test_bad_training_arguments(fields, fragment, tmp_path):
+    with pytest.raises(ValueError, match=None) as info:
+        arguments(tmp_path, **fields)
+    assert fragment in str(info.value)
+
+
+def test_cpu_defaults(tmp_path):
+    args = arguments(tmp_path)
+    assert args.use_cpu and not args.dataloader_pin_memory  # no accelerator here: no pinned-memory warnings
+    assert not args.tf32  # TF32 is an NVIDIA GPU default only
+    assert args.do_train and not args.retain_cpu_memory
+
+
+def test_cuda_defaults_tf32_and_batches_copied_without_blocking(tmp_path, monkeypatch):
+    """On a CUDA GPU (applied by hand here: this machine has none) fp32 matmuls use TF32 and each batch is copied
+    from pinned memory without waiting for the GPU; a user's own accelerator config is left alone."""
+    monkeypatch.setattr(arguments_module, "is_torch_tf32_available", lambda: True)
+    args = arguments(tmp_path)
+    args.tf32 = args.accelerator_config = None
+    args._cuda_defaults()
+    assert args.tf32 and args.accelerator_config == {"non_blocking": True}
+    args.accelerator_config = {"split_batches": True}
+    args._cuda_defaults()
+    assert args.accelerator_config == {"split_batches": True}
+    # what the default becomes: Accelerate's data loaders copy batches with non_blocking=True
+    trainer = GPT1Trainer(
+        model=GPT1LMHeadModel(tiny_config()), args=arguments(tmp_path, accelerator_config={"non_blocking": True})
+    )
+    assert trainer.accelerator.dataloader_config.non_blocking
+
+
+def test_retained_cpu_memory_is_reused_without_page_faults():
+    """A freed 64 MiB tensor's pages serve the next one instead of being faulted in again (in a fresh process: the
+    setting is process-wide)."""
+    code = """
+import resource, torch
+from hf_gpt1.training.memory import retain_freed_cpu_memory
+def faults_of_an_allocation():
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    torch.ones(1 << 24).sum()
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+faults_of_an_allocation()
+plain = faults_of_an_allocation()
+applied = retain_freed_cpu_memory()
+faults_of_an_allocation()  # the first allocation after the switch grows the heap
+print(plain, applied, faults_of_an_allocation())
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO_ROOT)
+    plain, applied, retained = out.stdout.split()
+    if applied != "True":
+        pytest.skip("retain_freed_cpu_memory needs glibc")
+    assert int(plain) > 10_000  # 16,384 pages of 4 KiB, faulted in on every allocation
+    assert int(retained) < 100
+
+
+def test_constructing_a_trainer_changes_no_process_setting(tmp_path, monkeypatch):
+    from hf_gpt1.training import memory
+
+    calls = []
+    monkeypatch.setattr(memory, "retain_freed_cpu_memory", lambda: calls.append(1))
+    lm_trainer(tmp_path, retain_cpu_memory=True)
+    assert calls == []  # the recipes' run functions apply it, never the Trainer behind your back
+
+
+# ---------------------------------------------------------------------------------------------- pinned to transformers
+
+# The parameters of every Trainer method GPT1Trainer overrides, as in the transformers these overrides were written
+# for (5.23): a release that renames, adds or drops one fails here, naming itself, before a recipe breaks silently.
+PINNED_SIGNATURES = {
+    "train": ["self", "resume_from_checkpoint", "trial", "ignore_keys_for_eval"],
+    "training_step": ["self", "model", "inputs", "num_items_in_batch"],
+    "get_decay_parameter_names": ["self", "model"],
+    "get_eval_dataloader": ["self", "eval_dataset"],
+    "get_test_dataloader": ["self", "test_dataset"],
+    "compute_loss": ["self", "model", "inputs", "return_outputs", "num_items_in_batch"],
+    "log": ["self", "logs", "start_time"],
+    "save_model": ["self", "output_dir", "_internal_call"],
+    "prediction_step": ["self", "model", "inputs", "prediction_loss_only", "ignore_keys"],
+    "evaluation_loop": [
+        *("self", "dataloader", "description", "prediction_loss_only", "ignore_keys", "metric_key_prefix"),
+    ],
+}
+
+
+def test_every_trainer_override_is_public_listed_and_pinned_to_the_installed_transformers():
+    import inspect
+
+    import transformers
+    from transformers import Trainer
+
+    from hf_gpt1.training.trainer import TRAINER_OVERRIDES, PretrainTrainer
+
+    overridden = {
+        name
+        for cls in (GPT1Trainer, PretrainTrainer)
+        for name, value in vars(cls).items()
+        if callable(value) and hasattr(Trainer, name) and not name.startswith("__")
+    }
+    assert overridden == set(TRAINER_OVERRIDES) == set(PINNED_SIGNATURES)  # each one listed, with its reason
+    assert not [name for name in overridden if name.startswith("_")]  # no private Trainer method is overridden
+    for name, expected in PINNED_SIGNATURES.items():
+        actual = list(inspect.signature(getattr(Trainer, name)).parameters)
+        assert actual == expected, (
+            f"transformers {transformers.__version__} changed Trainer.{name}{tuple(actual)} (hf_gpt1 overrides it "
+            f"for: {TRAINER_OVERRIDES[name]}); re-check GPT1Trainer.{name} against it."
+        )
+
+
+def test_save_model_is_still_called_first_for_each_checkpoint(tmp_path):
+    """GPT1Trainer learns that a checkpoint is being written from `save_model(..., _internal_call=True)`, the first
+    write of Trainer's checkpoint save; CheckpointCompletion marks it complete in `on_save`, after the last."""
+    calls = []
+
+    class Recording(GPT1Trainer):
+        def save_model(self, output_dir=None, _internal_call=False):
+            calls.append(("save_model", _internal_call, output_dir))
+            super().save_model(output_dir, _internal_call)
+
+    trainer = Recording(
+        model=GPT1LMHeadModel(tiny_config()),
+        args=arguments(tmp_path, per_device_train_batch_size=4, max_steps=2, save_strategy="steps", save_steps=2),
+        train_dataset=lm_windows(8),
+        data_collator=default_data_collator,
+    )
+    trainer.train()
+    assert calls == [("save_model", True, str(tmp_path / "out" / "checkpoint-2"))]
+    assert last_complete_checkpoint(tmp_path / "out") == str(tmp_path / "out" / "checkpoint-2")
+
+
+def test_resuming_reties_the_lm_head_without_a_missing_keys_warning(tmp_path, caplog):
+    """The tied head is saved once, as the token embedding; Trainer re-ties it on resume because the model lists it in
+    `_keys_to_ignore_on_save` (the mechanism of transformers' `Trainer._issue_warnings_after_load`)."""
+    first = lm_trainer(tmp_path, max_steps=2, save_strategy="steps", save_steps=2)
+    first.train()
+    resumed = lm_trainer(tmp_path, max_steps=4, save_strategy="steps", save_steps=2)
+    with caplog.at_level("WARNING", logger="transformers.trainer"):
+        resumed.train(resume_from_checkpoint=str(tmp_path / "out" / "checkpoint-2"))
+    assert "missing keys" not in caplog.text
+    model = resumed.model
+    assert model.lm_head.weight.data_ptr() == model.transformer.tokens_embed.weight.data_ptr()
+
+
+def test_a_plain_save_total_limit_is_refused(tmp_path):
+    from transformers import TrainingArguments
+
+    args = TrainingArguments(output_dir=str(tmp_path), save_total_limit=2, report_to=[], use_cpu=True)
+    with pytest.raises(ValueError, match="RecipeTrainingArguments"):
+        GPT1Trainer(model=GPT1LMHeadModel(tiny_config()), args=args)

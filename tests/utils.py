@@ -1,0 +1,110 @@
+"""Helpers the tests share: the one tiny model config, the ../shared/data location, recipe arguments, and the runner
+that checks a recipe's one-line error."""
+
+from pathlib import Path
+
+import pytest
+import torch
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+
+# The tiny model every unit test builds: a 64-token vocabulary whose last four ids are GPT-1's special tokens.
+V, START, DELIM, EXTRACT, PAD = 64, 60, 61, 62, 63
+
+# (device, dtype) pairs the parity tests run on, as litgpt's do: CUDA cases skip without a GPU.
+DEVICE_DTYPES = [
+    pytest.param("cpu", torch.float32, id="cpu-fp32"),
+    pytest.param("cpu", torch.bfloat16, id="cpu-bf16"),
+    pytest.param(
+        "cuda",
+        torch.float32,
+        id="cuda-fp32",
+        marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU on this machine"),
+    ),
+    pytest.param(
+        "cuda",
+        torch.bfloat16,
+        id="cuda-bf16",
+        marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU on this machine"),
+    ),
+]
+
+# Recipe arguments shared by the in-process recipe tests.
+TINY_LM = ["--n_layer", "2", "--n_embd", "64", "--n_head", "4", "--n_positions", "64", "--vocab_size", "1000"]
+COMMON = ["--report_to", "none", "--disable_tqdm", "true", "--dataloader_num_workers", "0"]
+SENTENCES = [
+    "A man is playing a guitar on the stage.",
+    "The dog chased the cat across the garden.",
+    "Two women are drinking coffee in a small cafe.",
+    "The weather today is cold and rainy in the city.",
+    "Children are reading books at the public library.",
+] * 8
+GLUE_ROWS = {"train": 97, "dev": 49, "test": 31}  # lines kept per file, header included where the file has one
+
+
+def tiny_config(**overrides):
+    """The one tiny `GPT1Config` of the unit tests (2 blocks × 32, 4 heads, 32 positions)."""
+    from hf_gpt1 import GPT1Config
+
+    fields = dict(
+        vocab_size=V,
+        n_positions=32,
+        n_embd=32,
+        n_layer=2,
+        n_head=4,
+        start_token_id=START,
+        delimiter_token_id=DELIM,
+        extract_token_id=EXTRACT,
+        pad_token_id=PAD,
+    )
+    fields.update(overrides)
+    return GPT1Config(**fields)
+
+
+def tiny_config_for(tokenizer, **overrides):
+    """`tiny_config` sized for a GPT-1 tokenizer (its vocabulary, its special-token ids)."""
+    from hf_gpt1 import add_gpt1_special_tokens
+
+    ids = add_gpt1_special_tokens(tokenizer)
+    special = {f"{name}_token_id": token_id for name, token_id in ids.items()}
+    return tiny_config(vocab_size=len(tokenizer), **{**special, **overrides})
+
+
+def shared_data(*parts: str) -> Path:
+    """Path under ../shared/data, or skip the test with the reason when that real data is absent (a user's clone)."""
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"real data {path} is absent (it lives in ../shared/data beside the repo, never in it)")
+    return path
+
+
+def glue_args(task: str, model: Path, data_dir: Path, out: Path, *extra: str) -> list[str]:
+    """Arguments of a short `recipes/glue.py` run on a GLUE folder."""
+    return [
+        "--task", task, "--data_dir", str(data_dir), "--model_name_or_path", str(model), "--output_dir", str(out),
+        "--num_train_epochs", "1", "--per_device_train_batch_size", "16", "--per_device_eval_batch_size", "32",
+        "--max_seq_length", "64", "--learning_rate", "1e-3", "--logging_steps", "1", "--seed", "7",
+        *COMMON, *extra,
+    ]  # fmt: skip
+
+
+def run_cli(capsys, main) -> str:
+    """Runs a recipe's `main` as its script does (`run_recipe`); returns the one-line error it printed (exit 2)."""
+    from hf_gpt1.training.cli import run_recipe
+
+    with pytest.raises(SystemExit) as exit_info:
+        run_recipe(main)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert len(lines) == 1 and "Traceback" not in err, err[-2000:]
+    return lines[0]
+
+
+def glue_argv(model, train, dev, output_dir, seed=11, extra=()):
+    argv = ["--task", "rte", "--model_name_or_path", model, "--train_file", train, "--validation_file", dev]
+    argv += ["--output_dir", output_dir, "--num_train_epochs", "2", "--per_device_train_batch_size", "8"]
+    argv += ["--max_seq_length", "64", "--save_strategy", "steps", "--save_steps", "2", "--eval_strategy", "no"]
+    argv += ["--logging_steps", "1", "--report_to", "none", "--seed", str(seed), "--use_cpu", "--full_determinism"]
+    return [str(a) for a in [*argv, *extra]]
