@@ -15,12 +15,14 @@ Every stage is the package's own recipe code (`run_pretraining`, `run_finetuning
 from __future__ import annotations
 
 import csv
+import io
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from transformers import pipeline
 
+from hf_gpt1.data.atomic import write_figure_atomic, write_json_atomic, write_text_atomic
 from hf_gpt1.data.tasks import get_task
 from hf_gpt1.training.arguments import (
     DataArguments,
@@ -30,7 +32,6 @@ from hf_gpt1.training.arguments import (
     PretrainModelArguments,
     PretrainTrainingArguments,
 )
-from hf_gpt1.training.checkpoints import write_json_atomic
 from hf_gpt1.training.cli import parse_recipe_args, run_recipe
 from hf_gpt1.training.finetune import run_finetuning
 from hf_gpt1.training.pretrain import run_pretraining
@@ -95,11 +96,12 @@ def split_articles(articles, seed: int) -> tuple[list, list]:
 
 
 def write_classification_csv(path: Path, articles, words: int) -> None:
-    with path.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(["text", "label"])
-        for topic, text in articles:
-            writer.writerow([" ".join(text.split()[:words]), topic])
+    rows = io.StringIO(newline="")
+    writer = csv.writer(rows)
+    writer.writerow(["text", "label"])
+    for topic, text in articles:
+        writer.writerow([" ".join(text.split()[:words]), topic])
+    write_text_atomic(path, rows.getvalue())
 
 
 def plot(results: dict, path: Path) -> None:
@@ -127,7 +129,7 @@ def plot(results: dict, path: Path) -> None:
         ax_acc.text(i, acc + 0.01, f"{acc:.3f}", ha="center")
     ax_acc.set(title="Held-out accuracy (5 topics)", ylim=(0, 1.05))
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    write_figure_atomic(fig, path, dpi=100)
 
 
 def main() -> dict:
@@ -138,7 +140,7 @@ def main() -> dict:
     topics = len(get_task("bbc_news").label_names)
     print(f"BBC News: {len(train)} training and {len(test)} held-out articles, {topics} topics")
     corpus = out / "pretrain_corpus.txt"
-    corpus.write_text("\n".join(" ".join(text.split()) for _, text in train) + "\n", encoding="utf-8")
+    write_text_atomic(corpus, "\n".join(" ".join(text.split()) for _, text in train) + "\n")
     write_classification_csv(out / "train.csv", train, args.words_per_article)
     write_classification_csv(out / "test.csv", test, args.words_per_article)
     common = dict(seed=args.seed, bf16=args.bf16, overwrite_output_dir=True, logging_steps=10)

@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 
 import datasets
 
+from hf_gpt1.data.atomic import write_json_atomic
 from hf_gpt1.data.files import load_glue_tsv, read_data_file
 from hf_gpt1.data.tasks import get_task
 from hf_gpt1.modeling_gpt1 import GPT1LMHeadModel
 from hf_gpt1.tokenization_gpt1 import load_gpt1_tokenizer
 from hf_gpt1.tools.zero_shot import ZERO_SHOT_TASKS, evaluate_zero_shot
-from hf_gpt1.training.checkpoints import load_checkpoint, write_json_atomic
+from hf_gpt1.training.checkpoints import load_checkpoint
 from hf_gpt1.training.cli import parse_recipe_args, run_recipe
 
 

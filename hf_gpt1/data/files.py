@@ -23,6 +23,7 @@ from pathlib import Path
 import datasets
 import numpy as np
 
+from .fingerprint import content_cache_dir
 from .tasks import GlueTsvLayout, TaskSpec, get_task, glue_task_names
 
 __all__ = [
@@ -125,7 +126,9 @@ def _read_with_datasets(path: Path, flag: str, loader: str) -> datasets.Dataset:
     if loader == "json":
         _read_text(path, flag)  # names the line of a non-UTF-8 byte; the JSON parser would not
     try:
-        dataset = datasets.load_dataset(loader, data_files={"rows": str(path)}, split="rows")
+        dataset = datasets.load_dataset(
+            loader, data_files={"rows": str(path)}, split="rows", cache_dir=content_cache_dir([path])
+        )
     except (datasets.exceptions.DatasetGenerationError, ValueError, TypeError) as err:
         cause = err.__cause__ or err.__context__ or err
         raise ValueError(
@@ -227,6 +230,13 @@ def glue_file(data_dir: str | Path, layout: GlueTsvLayout, split: str) -> Path:
     """The path of `split`'s file under `data_dir`, the GLUE root or the task's own folder."""
     root = Path(data_dir)
     return (root if root.name == layout.folder else root / layout.folder) / layout.files[split]
+
+
+def task_folder(data_dir: str | Path, task: TaskSpec) -> Path:
+    """The folder of `task`'s files under `data_dir` (the GLUE root or the task's folder; any folder otherwise)."""
+    root = Path(data_dir)
+    layout = task.glue_tsv
+    return root if layout is None or root.name == layout.folder else root / layout.folder
 
 
 def _resolve_split(layout: GlueTsvLayout, split: str, task: str) -> str:
@@ -454,7 +464,9 @@ def _read_text_files(paths: Sequence[str], text_column: str, flag: str) -> datas
             raise ValueError(f"{flag}: text file {path} is empty.")
         _read_text(path, flag)  # a non-UTF-8 byte is named with its line here, not deep inside the arrow reader
     builder = builders.pop()
-    dataset = datasets.load_dataset(builder, data_files={"train": list(paths)}, split="train")
+    dataset = datasets.load_dataset(
+        builder, data_files={"train": list(paths)}, split="train", cache_dir=content_cache_dir(paths)
+    )
     if text_column not in dataset.column_names:
         raise ValueError(
             f"{flag} {list(paths)}: no column {text_column!r}; the columns are {dataset.column_names}: pass "

@@ -1,10 +1,12 @@
-"""Predictions out: GLUE submission TSVs and per-task prediction files, one row per input row, in input order."""
+"""Predictions out: GLUE submission TSVs and per-task prediction files, one row per input row, in input order,
+each written whole or not at all."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
 
+from .atomic import write_text_atomic
 from .tasks import TaskSpec, get_task, glue_task_names
 
 __all__ = ["write_glue_submission", "write_predictions"]
@@ -55,11 +57,7 @@ def write_glue_submission(
                     f"(0..{len(spec.label_names) - 1})."
                 )
             lines.append(f"{row_id}\t{spec.label_names[label_id]}")
-    out_dir = Path(output_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / spec.glue_tsv.submission_files[split]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+    return write_text_atomic(Path(output_dir) / spec.glue_tsv.submission_files[split], "\n".join(lines) + "\n")
 
 
 def write_predictions(
@@ -89,8 +87,4 @@ def write_predictions(
         else:
             value = str(int(pred) + spec.label_offset)
         lines.append(f"{row_id}\t{value}")
-    out_dir = Path(output_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"{spec.name}_{split}_predictions.tsv"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+    return write_text_atomic(Path(output_dir) / f"{spec.name}_{split}_predictions.tsv", "\n".join(lines) + "\n")

@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from ..configuration_gpt1 import GPT1Config
+from ..data.atomic import atomic_save
 from ..formats import SPECIAL_TOKEN_FIELDS, SPECIAL_TOKENS
 from ..modeling_gpt1 import GPT1LMHeadModel
 
@@ -165,11 +166,12 @@ def main(argv: list[str] | None = None) -> None:
         model = convert_openai_checkpoint(args.checkpoint_dir, args.n_positions, not args.no_special_tokens)
     except ConversionError as err:
         parser.exit(2, f"error: {err}\n")
-    model.save_pretrained(args.output_dir)
-    if args.encoder_path:
-        from .tokenization_gpt1 import original_tokenizer
+    with atomic_save(args.output_dir) as staging:
+        model.save_pretrained(staging)
+        if args.encoder_path:
+            from ..tokenization_gpt1 import original_tokenizer
 
-        original_tokenizer(args.encoder_path, args.bpe_path).save_pretrained(args.output_dir)
+            original_tokenizer(args.encoder_path, args.bpe_path).save_pretrained(staging)
     print(f"Saved {model.num_parameters():,}-parameter GPT-1 to {args.output_dir}")
 
 

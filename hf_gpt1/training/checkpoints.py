@@ -21,6 +21,8 @@ from typing import Any
 
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
+from ..data.atomic import write_json_atomic
+
 logger = logging.getLogger(__name__)
 
 COMPLETE_MARKER = "checkpoint_complete.json"
@@ -35,20 +37,7 @@ __all__ = [
     "mark_complete",
     "resume_checkpoint",
     "rotate_checkpoints",
-    "write_json_atomic",
 ]
-
-
-def write_json_atomic(path: str | os.PathLike, data: Any) -> None:
-    """Writes JSON through a temporary file, an fsync and a rename, so readers never see half a file."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=2, sort_keys=True, default=str)
-        f.write("\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def _fsync(path: Path) -> None:

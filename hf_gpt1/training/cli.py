@@ -5,6 +5,7 @@ python recipes/glue.py my_run.yaml --seed 3     # a file of arguments, overridde
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sys
@@ -16,6 +17,7 @@ import torch
 import yaml
 from transformers import HfArgumentParser
 
+from ..data.atomic import WRITE_FAILURES
 from .trainer import TrainingError
 
 __all__ = ["load_yaml", "parse_recipe_args", "run_recipe"]
@@ -71,6 +73,16 @@ def parse_recipe_args(dataclass_types: Sequence[type], argv: Sequence[str] | Non
     return tuple(parsed)
 
 
+def _write_failure_line(err: OSError) -> str:
+    where = f"Could not write {err.filename}" if err.filename else "A write failed"
+    if err.errno == errno.EROFS:
+        return f"{where}: {WRITE_FAILURES[err.errno]}. Choose an --output_dir on a writable disk."
+    return (
+        f"{where}: {WRITE_FAILURES[err.errno]}. Free space (or choose an --output_dir on another disk), then run the "
+        "same command again, with --resume if it had started."
+    )
+
+
 def run_recipe(main: Callable[[], Any]) -> Any:
     """Runs a recipe's `main`, turning every input or environment problem into one readable line and exit status 2.
 
@@ -85,6 +97,8 @@ def run_recipe(main: Callable[[], Any]) -> Any:
         if os.environ.get("HF_GPT1_TRACEBACK"):
             raise
         message = err.args[0] if isinstance(err, KeyError) and err.args else err
+        if isinstance(err, OSError) and err.errno in WRITE_FAILURES:
+            message = _write_failure_line(err)
         print(f"error: {message}\n(HF_GPT1_TRACEBACK=1 shows where it was raised)", file=sys.stderr)
         raise SystemExit(2) from None
     # Trainer leaves the process group of a multi-process launch open: wait for every rank, then close it cleanly.

@@ -24,7 +24,7 @@ import torch
 from transformers import EvalPrediction, set_seed
 from transformers.trainer_utils import IntervalStrategy, SaveStrategy
 
-from ..data.files import load_task_splits
+from ..data.files import load_task_splits, task_folder
 from ..data.metrics import load_metric
 from ..data.submissions import write_glue_submission, write_predictions
 from ..data.tasks import TaskSpec, get_task
@@ -59,7 +59,15 @@ def run_finetuning(
     started = time.time()
     spec = get_task(data_args.task)
     title = f"{recipe} {spec.name}" + ("" if args.do_train else " (prediction only)")
-    identity = run_identity(recipe, model_args, data_args, args.seed)
+    inputs = {
+        "--model_name_or_path": model_args.model_name_or_path,
+        "--tokenizer_name_or_path": model_args.tokenizer_name_or_path,
+        "--data_dir": data_args.data_dir and task_folder(data_args.data_dir, spec),
+        "--train_file": data_args.train_file,
+        "--validation_file": data_args.validation_file,
+        "--test_file": data_args.test_file,
+    }
+    identity = run_identity(recipe, model_args, data_args, args.seed, inputs)
     if args.process_index == 0:  # an unusable folder is refused before anything loads; it is claimed below
         check_output_dir(args.output_dir, identity, args.overwrite_output_dir, args.resume)
     _check_arguments(spec, data_args, args, recipe)

@@ -17,14 +17,15 @@ import os
 import shutil
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from transformers import TrainingArguments
 
-from .checkpoints import write_json_atomic
+from ..data.atomic import remove_temporaries, write_json_atomic
+from ..data.fingerprint import input_digests
 
 try:  # POSIX advisory locks; elsewhere runs are not locked (and say so)
     import fcntl
@@ -40,14 +41,42 @@ RESULTS_FILE = "all_results.json"
 __all__ = ["LOCK_FILE", "RESULTS_FILE", "RUN_FILE", "OutputDirLock", "check_output_dir", "claimed", "run_identity"]
 
 
-def run_identity(recipe: str, model_args: Any, data_args: Any, seed: int) -> dict[str, Any]:
-    """What makes two runs the same: `--resume` requires it unchanged, and a folder holding another run is refused."""
+def run_identity(recipe: str, model_args: Any, data_args: Any, seed: int, inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """What makes two runs the same: `--resume` requires it unchanged, and a folder holding another run is refused.
+
+    Args:
+        recipe, model_args, data_args, seed: The run's arguments.
+        inputs: `{flag: path or paths}` of the run's local inputs (data files, data and model folders), recorded by
+            the SHA-256 of their contents, so that a file changed in place is noticed whatever its path and time.
+    """
     return {
         "recipe": recipe,
         "model": dataclasses.asdict(model_args),
         "data": dataclasses.asdict(data_args),
         "seed": seed,
+        "inputs": input_digests(inputs, ignore=(RUN_FILE, RESULTS_FILE)),
     }
+
+
+def _differences(previous: dict[str, Any], run: dict[str, Any]) -> str:
+    """What differs between two run identities, in words: the changed input files first, then the arguments."""
+    changed = [
+        f"{flag} {path} has changed since that run started (its content differs)"
+        for flag, files in run.get("inputs", {}).items()
+        for path, digest in files.items()
+        if previous.get("inputs", {}).get(flag, {}).get(path, digest) != digest
+    ]
+    if changed:
+        return "; ".join(changed)
+
+    def flat(value: Any, prefix: str = "") -> dict[str, Any]:
+        if not isinstance(value, dict):
+            return {prefix: value}
+        return {k: v for key, item in value.items() for k, v in flat(item, f"{prefix}.{key}".lstrip(".")).items()}
+
+    old, new = flat(previous), flat(run)
+    keys = [key for key in sorted(old.keys() | new.keys()) if old.get(key) != new.get(key)]
+    return "; ".join(f"{key}: {old.get(key)!r} then, {new.get(key)!r} now" for key in keys[:3])
 
 
 def _in_use(folder: Path, holder: str) -> ValueError:
@@ -74,7 +103,15 @@ class OutputDirLock:
             logger.warning("No file locking on this platform: nothing stops a second run from using %s.", self.path)
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:  # a link in its place is never followed: the run would write outside its folder
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        except OSError as err:
+            if not self.path.is_symlink():
+                raise
+            raise ValueError(
+                f"--output_dir {self.path.parent}: {LOCK_FILE} is a symbolic link ({err.strerror}); remove it, it is "
+                "not hf_gpt1's lock file."
+            ) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -89,9 +126,9 @@ class OutputDirLock:
 
     def in_use(self) -> str | None:
         """Who holds the lock (the holder's record), or None when no process does; creates nothing."""
-        if fcntl is None or self._fd is not None or not self.path.is_file():
+        if fcntl is None or self._fd is not None or self.path.is_symlink() or not self.path.is_file():
             return None
-        fd = os.open(self.path, os.O_RDONLY)
+        fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW)
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -149,15 +186,18 @@ def _check_contents(folder: Path, run: dict[str, Any], overwrite: bool, resume: 
     existing = next(p for p in (folder, *folder.absolute().parents) if p.exists())
     if not os.access(existing, os.W_OK | os.X_OK):
         raise PermissionError(f"--output_dir {folder}: {existing} is not writable; choose a folder you can write to.")
+    _refuse_links_out(folder)
     if folder.is_dir() and _contents(folder):
         previous = _read_run_file(folder)
         if overwrite:
+            _refuse_deleting_inputs(folder, run)
             return
         if resume:
             if previous != run:
                 raise ValueError(
-                    f"--resume: {folder} holds a different run ({previous}) than the one asked for ({run}); "
-                    "resume with the original arguments, or start afresh with --overwrite_output_dir."
+                    f"--resume: {folder} holds a different run than the one asked for: "
+                    f"{_differences(previous or {}, run)}. Resume with the original arguments and data, or start "
+                    "afresh with --overwrite_output_dir (or another --output_dir)."
                 )
             return
         if previous == run:
@@ -170,6 +210,31 @@ def _check_contents(folder: Path, run: dict[str, Any], overwrite: bool, resume: 
         )
     if resume:
         raise ValueError(f"--resume: {folder} holds no run to resume; drop --resume to start one.")
+
+
+def _refuse_links_out(folder: Path) -> None:
+    """A symbolic link in the folder that leads out of it would have the run write there: refused."""
+    if not folder.is_dir():
+        return
+    inside = folder.resolve()
+    for path in folder.iterdir():
+        if path.is_symlink() and not path.resolve().is_relative_to(inside):
+            raise ValueError(
+                f"--output_dir {folder}: {path.name} is a symbolic link to {path.resolve()}, outside the folder, and "
+                "the run would write through it; remove the link or choose another --output_dir."
+            )
+
+
+def _refuse_deleting_inputs(folder: Path, run: dict[str, Any]) -> None:
+    """`--overwrite_output_dir` empties the folder: never when the run's own inputs are inside it."""
+    inside = folder.resolve()
+    for flag, files in run.get("inputs", {}).items():
+        for path in files:
+            if Path(path).resolve().is_relative_to(inside):
+                raise ValueError(
+                    f"--overwrite_output_dir would delete {flag} {path}, which is inside --output_dir {folder}: move "
+                    "it out, or choose another --output_dir."
+                )
 
 
 @contextmanager
@@ -185,6 +250,7 @@ def claimed(args: TrainingArguments, run: dict[str, Any]) -> Iterator[None]:
     try:
         folder = lock.path.parent
         _check_contents(folder, run, args.overwrite_output_dir, args.resume)
+        remove_temporaries(folder)  # what a killed writer left (never a final file: those are renamed into place)
         if args.overwrite_output_dir:
             for path in _contents(folder):  # everything but the lock this run holds
                 if path.is_dir() and not path.is_symlink():

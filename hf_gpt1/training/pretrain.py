@@ -42,7 +42,13 @@ def run_pretraining(
     """Pre-trains (or continues pre-training) a GPT-1 with L1; returns (and writes to `all_results.json`) the
     training metrics and the held-out perplexity. Every input problem is raised before the output folder is claimed."""
     started = time.time()
-    identity = run_identity("pretrain", model_args, data_args, args.seed)
+    inputs = {
+        "--model_name_or_path": model_args.model_name_or_path,
+        "--tokenizer_name_or_path": model_args.tokenizer_name_or_path,
+        "--train_files": data_args.train_files,
+        "--validation_files": data_args.validation_files,
+    }
+    identity = run_identity("pretrain", model_args, data_args, args.seed, inputs)
     if args.process_index == 0:  # an unusable folder is refused before anything loads; it is claimed below
         check_output_dir(args.output_dir, identity, args.overwrite_output_dir, args.resume)
     if not args.do_train:

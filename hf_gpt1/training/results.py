@@ -9,8 +9,8 @@ from typing import Any
 
 from transformers.trainer_utils import TrainOutput
 
+from ..data.atomic import atomic_save, write_json_atomic
 from .arguments import RecipeTrainingArguments
-from .checkpoints import write_json_atomic
 from .output_dir import RESULTS_FILE
 from .trainer import GPT1Trainer
 
@@ -76,7 +76,9 @@ def save_results(
         if speed:
             lines = [_speed_line(speed, args), *lines]
     if trainer.is_world_process_zero():
-        trainer.processing_class.save_pretrained(args.output_dir)
+        if train_result is None:  # a training run saved its tokenizer with the model
+            with atomic_save(args.output_dir) as staging:
+                trainer.processing_class.save_pretrained(staging)
         write_json_atomic(Path(args.output_dir) / RESULTS_FILE, results)
         print(f"\n== {title}: done in {_format_seconds(time.time() - started)} ==", flush=True)
         for line in lines:

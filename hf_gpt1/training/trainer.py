@@ -9,7 +9,6 @@ from __future__ import annotations
 import errno
 import inspect
 import math
-import shutil
 from collections import defaultdict
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from torch.utils.data import DataLoader, SequentialSampler
 from transformers import Trainer
 from transformers.trainer_utils import has_length
 
+from ..data.atomic import atomic_save, write_failure
 from .callbacks import CheckpointCompletion, SpeedMeter
 from .checkpoints import COMPLETE_MARKER, last_complete_checkpoint
 
@@ -161,7 +161,14 @@ class GPT1Trainer(Trainer):
             self._stop_on_non_finite("some weights are NaN or infinite")
         if _internal_call:  # the first file of a checkpoint: until its completion marker, a failure is a save's
             self._writing_checkpoint = output_dir
-        super().save_model(output_dir, _internal_call=_internal_call)
+            super().save_model(output_dir, _internal_call=True)
+            return
+        if not self.args.should_save:  # sharded saves aside, only the main process writes
+            super().save_model(output_dir)
+            return
+        # the final model: each file whole or not at all (a checkpoint has its completion marker instead)
+        with atomic_save(output_dir or self.args.output_dir) as staging:
+            super().save_model(str(staging))
 
     def _stop_on_non_finite(self, what: str) -> None:
         last = last_complete_checkpoint(self.args.output_dir)
@@ -173,15 +180,18 @@ class GPT1Trainer(Trainer):
         )
 
     def _save_error(self, folder: Path, err: BaseException) -> TrainingError:
-        """A save failure as one line: the disk is full (ENOSPC, or torch's writer failing with no space left), or
-        the system's own message; either way what `--resume` will do."""
-        existing = folder.parent if folder.parent.exists() else Path.cwd()
-        full = any(getattr(e, "errno", None) == errno.ENOSPC for e in _chain(err))
-        full = full or shutil.disk_usage(existing).free < 1 << 20
-        cause = f"the disk holding {folder.parent} is full" if full else f"{type(err).__name__}: {err}"
+        """A save failure as one line: a full or read-only disk (`write_failure`: also torch's writer, whose error
+        carries no errno), or the system's own message; either way what `--resume` will do."""
+        failure = write_failure(err, folder.parent)
+        if failure is None:
+            cause, fix = f"{type(err).__name__}: {err}", "Fix that"
+        elif failure.errno == errno.EROFS:
+            cause, fix = f"the file system holding {folder.parent} is read-only", "Make it writable"
+        else:
+            cause, fix = f"the disk holding {folder.parent} is full", "Free space"
         last = last_complete_checkpoint(folder.parent)
         resume = f"--resume continues from {last}" if last else "no complete checkpoint exists yet"
-        return TrainingError(f"Could not write {folder}: {cause}. Free space, then rerun with --resume; {resume}.")
+        return TrainingError(f"Could not write {folder}: {cause}. {fix}, then rerun with --resume; {resume}.")
 
 
 class PretrainTrainer(GPT1Trainer):
@@ -200,11 +210,3 @@ class PretrainTrainer(GPT1Trainer):
         if loss is not None:
             output.metrics[f"{metric_key_prefix}_perplexity"] = math.exp(min(loss, 50.0))
         return output
-
-
-def _chain(err: BaseException) -> list[BaseException]:
-    seen = []
-    while err is not None and err not in seen:
-        seen.append(err)
-        err = err.__cause__ or err.__context__
-    return seen

@@ -26,6 +26,7 @@ from typing import Any
 
 import torch
 
+from hf_gpt1.data.atomic import write_figure_atomic, write_json_atomic, write_text_atomic
 from hf_gpt1.data.files import load_glue_tsv
 from hf_gpt1.data.tasks import get_task
 from hf_gpt1.modeling_gpt1 import GPT1LMHeadModel
@@ -39,7 +40,6 @@ from hf_gpt1.training.arguments import (
     PretrainModelArguments,
     PretrainTrainingArguments,
 )
-from hf_gpt1.training.checkpoints import write_json_atomic
 from hf_gpt1.training.cli import load_yaml, run_recipe
 from hf_gpt1.training.finetune import run_finetuning
 from hf_gpt1.training.pretrain import run_pretraining
@@ -142,7 +142,7 @@ def build_corpus(cfg: ExperimentConfig, out: Path) -> Path:
                 raise FileNotFoundError(f"Corpus file {source} not found (data_root: {cfg.data_root}).")
             parts += [line.strip() for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
     out.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(parts) + "\n", encoding="utf-8")
+    write_text_atomic(path, "\n".join(parts) + "\n")
     return path
 
 
@@ -341,7 +341,7 @@ def plot(results: dict[str, Any], folder: Path, name: str) -> list[Path]:
         ax.legend()
         paths.append(folder / f"{name}_transfer_layers.png")
         fig.tight_layout()
-        fig.savefig(paths[-1], dpi=100)
+        write_figure_atomic(fig, paths[-1], dpi=100)
     if results["zero_shot"]:
         fig, ax = plt.subplots(figsize=(5, 4))
         tasks = [k for k in results["zero_shot"][0] if k != "step"]
@@ -353,7 +353,7 @@ def plot(results: dict[str, Any], folder: Path, name: str) -> list[Path]:
         ax.legend()
         paths.append(folder / f"{name}_zero_shot.png")
         fig.tight_layout()
-        fig.savefig(paths[-1], dpi=100)
+        write_figure_atomic(fig, paths[-1], dpi=100)
     return paths
 
 
@@ -420,7 +420,7 @@ def write_report(results: dict[str, Any], cfg: ExperimentConfig, config_path: st
     previous = report.read_text(encoding="utf-8") if report.is_file() else ""
     discussion = previous[previous.index(DISCUSSION) :] if DISCUSSION in previous else ""
     report.parent.mkdir(parents=True, exist_ok=True)
-    report.write_text("\n".join(lines) + "\n\n" + discussion, encoding="utf-8")
+    write_text_atomic(report, "\n".join(lines) + "\n\n" + discussion)
 
 
 def main() -> dict[str, Any]:

@@ -11,13 +11,13 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
+from hf_gpt1.data.atomic import write_json_atomic
 from hf_gpt1.training.checkpoints import (
     COMPLETE_MARKER,
     checkpoint_problem,
     last_complete_checkpoint,
     mark_complete,
     rotate_checkpoints,
-    write_json_atomic,
 )
 
 

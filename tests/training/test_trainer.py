@@ -14,10 +14,10 @@ import torch
 from transformers import TrainerCallback, default_data_collator
 
 from hf_gpt1 import GPT1ForSequenceClassification, GPT1LMHeadModel
+from hf_gpt1.data import atomic as atomic_module
 from hf_gpt1.data.transforms import GPT1ClassificationCollator
 from hf_gpt1.training import arguments as arguments_module
 from hf_gpt1.training import callbacks as callbacks_module
-from hf_gpt1.training import trainer as trainer_module
 from hf_gpt1.training.arguments import RecipeTrainingArguments
 from hf_gpt1.training.checkpoints import last_complete_checkpoint
 from hf_gpt1.training.trainer import GPT1Trainer, TrainingError
@@ -147,7 +147,7 @@ def test_a_full_disk_stops_with_one_line_naming_the_checkpoint_to_resume(failure
         if output_dir.endswith("checkpoint-8"):
             if failure == "ENOSPC":
                 raise OSError(errno.ENOSPC, "No space left on device", output_dir)
-            monkeypatch.setattr(trainer_module.shutil, "disk_usage", lambda path: type("U", (), {"free": 0})())
+            monkeypatch.setattr(atomic_module.shutil, "disk_usage", lambda path: type("U", (), {"free": 0})())
             raise RuntimeError("[enforce fail at inline_container.cc:664] . unexpected pos 128 vs 64")
         original(self, output_dir)
 

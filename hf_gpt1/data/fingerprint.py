@@ -1,0 +1,84 @@
+"""Local inputs identified by their content, not their path and modification time.
+
+`datasets` keys its cache of a local file by path and modification time, so a file replaced by another of the same size
+and time would be read from the old cache; a run's record of its inputs would likewise not notice. Here every local
+input gets a SHA-256 of its bytes ([`file_digest`]), computed once per version of the file: the digest is kept beside
+the datasets cache, keyed by the file's size, modification time, change time and inode (any write changes the change
+time, which no tool can set back). The `datasets` cache of a file then lives under its digest
+([`content_cache_dir`]), and a run records the digests of its inputs ([`input_digests`]).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import datasets
+
+from .atomic import write_json_atomic
+
+__all__ = ["content_cache_dir", "file_digest", "input_digests"]
+
+_CHUNK = 1 << 22
+
+
+def _digest_store() -> Path:
+    return Path(datasets.config.HF_DATASETS_CACHE) / "hf_gpt1" / "digests"
+
+
+def file_digest(path: str | os.PathLike) -> str:
+    """The SHA-256 of a file's bytes (hex), reused while the file is unchanged."""
+    path = Path(path).resolve()
+    stat = path.stat()
+    version = [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino]
+    record = _digest_store() / f"{hashlib.sha256(str(path).encode()).hexdigest()[:32]}.json"
+    try:
+        saved = json.loads(record.read_text(encoding="utf-8"))
+        if saved.get("path") == str(path) and saved.get("version") == version:
+            return saved["sha256"]
+    except (OSError, ValueError, AttributeError):
+        pass  # no record yet, or a damaged one: computed again below
+    sha = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(_CHUNK):
+            sha.update(chunk)
+    digest = sha.hexdigest()
+    try:
+        write_json_atomic(record, {"path": str(path), "version": version, "sha256": digest})
+    except OSError:  # a read-only cache: the digest is simply computed again next time
+        pass
+    return digest
+
+
+def content_cache_dir(paths: Iterable[str | os.PathLike]) -> str:
+    """A `datasets` cache folder for data read from `paths`, named by their contents (and their order)."""
+    combined = hashlib.sha256("\n".join(file_digest(p) for p in paths).encode()).hexdigest()[:32]
+    return str(Path(datasets.config.HF_DATASETS_CACHE) / "hf_gpt1" / "by_content" / combined)
+
+
+def input_digests(
+    inputs: Mapping[str, str | os.PathLike | Iterable[str | os.PathLike] | None], ignore: Iterable[str] = ()
+) -> dict[str, dict]:
+    """`{flag: {path: sha256}}` of a run's local inputs: files, and the files directly inside folders (a model or
+    a GLUE task folder) but hidden ones and those named in `ignore` (a run's own records); names that are not local
+    paths (Hub ids) and absent ones are left out."""
+    ignore = set(ignore)
+    digests = {}
+    for flag, value in inputs.items():
+        if value is None:
+            continue
+        paths = [value] if isinstance(value, (str, os.PathLike)) else list(value)
+        files = {}
+        for path in map(Path, paths):
+            if path.is_file():
+                files[str(path)] = file_digest(path)
+            elif path.is_dir():
+                for child in sorted(path.iterdir()):
+                    if child.is_file() and not child.name.startswith(".") and child.name not in ignore:
+                        files[str(child)] = file_digest(child)
+        if files:
+            digests[flag] = files
+    return digests

@@ -1,0 +1,276 @@
+"""Trust: no half-written result, no stale data, no prediction from an untrained head, no write outside the run.
+
+Faults are injected at the exact write (a file object that writes half its data, then dies or finds the disk full);
+data is changed in place, keeping its size and modification time; links are planted in the output folder. Every test
+drives the recipes as a user would, on a tiny model.
+"""
+
+from __future__ import annotations
+
+import builtins
+import errno
+import io
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from recipes.glue import main as glue_main
+from recipes.pretrain import main as pretrain_main
+from tests.utils import COMMON, GLUE_ROWS, glue_args, run_cli
+
+
+class Killed(BaseException):
+    """A kill at an exact moment (BaseException: no `except Exception` on the way may swallow it)."""
+
+
+class _DyingWriter:
+    """A file being written that gets half of its first write onto the disk, then `failure`."""
+
+    def __init__(self, real, failure: BaseException):
+        self.real, self.failure = real, failure
+
+    def write(self, data):
+        self.real.write(data[: max(1, len(data) // 2)])
+        self.real.flush()
+        raise self.failure
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.real.close()
+
+
+def fail_writes_to(monkeypatch, name: str, failure: BaseException) -> None:
+    """Every file opened for writing whose name contains `name` dies half-way through its first write."""
+    real_open = builtins.open
+
+    def dying_open(file, mode="r", *args, **kwargs):
+        handle = real_open(file, mode, *args, **kwargs)
+        if isinstance(file, (str, os.PathLike)) and name in os.fspath(file) and any(m in mode for m in "wxa"):
+            return _DyingWriter(handle, failure)
+        return handle
+
+    monkeypatch.setattr(builtins, "open", dying_open)
+    monkeypatch.setattr(io, "open", dying_open)
+
+
+@pytest.fixture(scope="module")
+def rte_model(tiny_lm, glue_slice, tmp_path_factory) -> Path:
+    """An RTE model fine-tuned by the recipe (one epoch on the GLUE slice)."""
+    out = tmp_path_factory.mktemp("rte") / "model"
+    glue_main(glue_args("rte", tiny_lm, glue_slice, out, "--do_predict", "false", "--save_strategy", "no"))
+    return out
+
+
+def predict_args(model: Path, data_dir: Path, out: Path, *extra: str) -> list[str]:
+    return [
+        "--task", "rte", "--model_name_or_path", str(model), "--data_dir", str(data_dir), "--output_dir", str(out),
+        "--do_train", "false", "--per_device_eval_batch_size", "8", *COMMON, *extra,
+    ]  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------------------ half-written files
+
+
+def test_a_kill_while_the_submission_is_written_leaves_no_partial_file(rte_model, glue_slice, tmp_path, monkeypatch):
+    out = tmp_path / "predict"
+    fail_writes_to(monkeypatch, "RTE.tsv", Killed())
+    with pytest.raises(Killed):
+        glue_main(predict_args(rte_model, glue_slice, out))
+    assert not (out / "RTE.tsv").exists()  # the old file or the whole new one: here there was none
+    monkeypatch.undo()
+    glue_main(predict_args(rte_model, glue_slice, out, "--resume"))  # the same command completes it
+    rows = (out / "RTE.tsv").read_text().splitlines()
+    assert rows[0] == "index\tprediction" and len(rows) == GLUE_ROWS["test"]  # header + every test row
+    assert not [p.name for p in out.iterdir() if p.name.startswith(".hf_gpt1-tmp")]
+
+
+def test_a_full_disk_at_the_submission_is_one_line_and_leaves_no_partial_file(
+    rte_model, glue_slice, tmp_path, monkeypatch, capsys
+):
+    out = tmp_path / "predict"
+    fail_writes_to(monkeypatch, "RTE.tsv", OSError(errno.ENOSPC, "No space left on device"))
+    error = run_cli(capsys, lambda: glue_main(predict_args(rte_model, glue_slice, out)))
+    assert "RTE.tsv" in error and "full" in error and "free space" in error.lower(), error
+    assert not (out / "RTE.tsv").exists()
+
+
+def test_a_read_only_disk_is_not_told_to_free_space(rte_model, glue_slice, tmp_path, monkeypatch, capsys):
+    out = tmp_path / "predict"
+    fail_writes_to(monkeypatch, "RTE.tsv", OSError(errno.EROFS, "Read-only file system"))
+    error = run_cli(capsys, lambda: glue_main(predict_args(rte_model, glue_slice, out)))
+    assert "read-only" in error and "free space" not in error.lower(), error
+
+
+def test_a_kill_during_the_final_save_leaves_the_previous_model_and_tokenizer_whole(
+    rte_model, tiny_lm, glue_slice, tmp_path, monkeypatch
+):
+    import safetensors.torch
+    import tokenizers
+    import transformers.modeling_utils
+
+    out = tmp_path / "run"
+    shutil.copytree(rte_model, out)  # a previous complete model of this run stands in the folder
+    args = glue_args("rte", tiny_lm, glue_slice, out, "--do_predict", "false", "--save_strategy", "no")
+    glue_main([*args, "--overwrite_output_dir"])
+    before = {name: (out / name).read_bytes() for name in ("model.safetensors", "tokenizer.json", "config.json")}
+
+    real_save = tokenizers.Tokenizer.save
+
+    def dying_tokenizer_save(self, path, *a, **k):
+        real_save(self, path, *a, **k)
+        Path(path).write_bytes(Path(path).read_bytes()[:100])  # half a tokenizer.json, then the kill
+        raise Killed()
+
+    monkeypatch.setattr(tokenizers.Tokenizer, "save", dying_tokenizer_save)
+    with pytest.raises(Killed):
+        glue_main([*args, "--resume"])
+    after = {name: (out / name).read_bytes() for name in before}
+    assert after == before
+    monkeypatch.undo()
+
+    def dying_weights(tensors, filename, *a, **k):
+        if "checkpoint-" not in str(filename):
+            Path(filename).write_bytes(b"\x00" * 64)
+            raise Killed()
+        return safetensors.torch.save_file(tensors, filename, *a, **k)
+
+    monkeypatch.setattr(transformers.modeling_utils, "safe_save_file", dying_weights)
+    with pytest.raises(Killed):
+        glue_main([*args, "--resume"])
+    assert {name: (out / name).read_bytes() for name in before} == before
+
+
+# ------------------------------------------------------------------------------------------------ stale data
+
+
+def _same_size_and_time(path: Path, text: str) -> None:
+    """Replaces a file's content with `text` of the same length, keeping its modification time."""
+    stat = path.stat()
+    assert len(text.encode()) == stat.st_size
+    path.write_text(text)
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
+def _rte_jsonl(labels: list[str]) -> str:
+    rows = [
+        {"sentence1": f"A man number {i:02d} plays.", "sentence2": "A person plays.", "label": label}
+        for i, label in enumerate(labels)
+    ]
+    return "".join(json.dumps(row) + "\n" for row in rows)
+
+
+def _train_loss(results: dict) -> list[float]:
+    return [entry["loss"] for entry in results["log_history"] if "loss" in entry]
+
+
+def test_a_train_file_changed_in_place_is_read_anew(tiny, tmp_path):
+    first = ["entailment", "not_entailment"] * 8
+    flipped = ["not_entailment", "entailment"] * 8  # same length: same size
+    data = tmp_path / "train.jsonl"
+    data.write_text(_rte_jsonl(first))
+
+    def run(train: Path, out: str) -> list[float]:
+        argv = [
+            "--task", "rte", "--model_name_or_path", str(tiny), "--train_file", str(train),
+            "--output_dir", str(tmp_path / out), "--eval_strategy", "no", "--do_predict", "false",
+            "--per_device_train_batch_size", "8", "--num_train_epochs", "1", "--logging_steps", "1",
+            "--learning_rate", "1e-3", "--max_seq_length", "64", "--seed", "3", *COMMON,
+        ]  # fmt: skip
+        return _train_loss(glue_main(argv))
+
+    old = run(data, "first")
+    _same_size_and_time(data, _rte_jsonl(flipped))
+    fresh = tmp_path / "fresh.jsonl"
+    fresh.write_text(_rte_jsonl(flipped))
+    assert run(data, "second") == run(fresh, "reference") != old
+
+
+def test_a_corpus_changed_in_place_is_read_anew(tiny_lm, tmp_path):
+    words = "the cat sat on a mat and ran far away from home".split()
+    corpus = tmp_path / "corpus.txt"
+    lines = [" ".join(words[(i + j) % len(words)] for j in range(9)) for i in range(300)]
+    corpus.write_text("\n".join(lines) + "\n")
+
+    def run(train: Path, out: str) -> float:
+        argv = [
+            "--train_files", str(train), "--tokenizer_name_or_path", str(tiny_lm), "--output_dir", str(tmp_path / out),
+            "--n_layer", "1", "--n_embd", "32", "--n_head", "2", "--n_positions", "32", "--max_steps", "2",
+            "--per_device_train_batch_size", "4", "--warmup_steps", "0", "--eval_steps", "2", "--save_steps", "2",
+            "--seed", "5", *COMMON,
+        ]  # fmt: skip
+        return pretrain_main(argv)["validation"]["eval_loss"]
+
+    old = run(corpus, "first")
+    _same_size_and_time(corpus, "\n".join(line[::-1] for line in lines) + "\n")
+    fresh = tmp_path / "fresh.txt"
+    fresh.write_text(corpus.read_text())
+    assert run(corpus, "second") == pytest.approx(run(fresh, "reference")) and run(fresh, "reference2") != old
+
+
+def test_resume_after_the_train_file_changed_is_refused_naming_the_file(tiny, tmp_path, capsys):
+    data = tmp_path / "train.jsonl"
+    data.write_text(_rte_jsonl(["entailment", "not_entailment"] * 8))
+    argv = [
+        "--task", "rte", "--model_name_or_path", str(tiny), "--train_file", str(data),
+        "--output_dir", str(tmp_path / "run"), "--eval_strategy", "no", "--do_predict", "false",
+        "--per_device_train_batch_size", "8", "--max_seq_length", "64", "--save_strategy", "steps",
+        "--save_steps", "2", *COMMON,
+    ]  # fmt: skip
+    glue_main(argv)
+    data.write_text(_rte_jsonl(["not_entailment", "entailment"] * 20))  # 16 -> 40 rows, labels flipped
+    error = run_cli(capsys, lambda: glue_main([*argv, "--resume"]))
+    assert f"--train_file {data} has changed" in error, error
+
+
+# ------------------------------------------------------------------------------------------------ writes outside
+
+
+def test_a_lock_file_that_is_a_link_is_never_followed(rte_model, glue_slice, tmp_path, capsys):
+    outside = tmp_path / "precious.txt"
+    outside.write_text("keep me")
+    out = tmp_path / "predict"
+    out.mkdir()
+    (out / ".hf_gpt1.lock").symlink_to(outside)
+    run_cli(capsys, lambda: glue_main(predict_args(rte_model, glue_slice, out)))
+    assert outside.read_text() == "keep me"
+
+
+def test_resume_never_writes_through_a_link_out_of_the_folder(rte_model, glue_slice, tmp_path, capsys):
+    out = tmp_path / "predict"
+    glue_main(predict_args(rte_model, glue_slice, out))
+    outside = tmp_path / "precious.tsv"
+    outside.write_text("keep me")
+    (out / "RTE.tsv").unlink()
+    (out / "RTE.tsv").symlink_to(outside)
+    try:
+        glue_main(predict_args(rte_model, glue_slice, out, "--resume"))
+    except SystemExit:
+        pass
+    except ValueError as err:
+        assert "symbolic link" in str(err)
+    assert outside.read_text() == "keep me"
+
+
+def test_overwrite_never_deletes_the_runs_own_inputs(tiny, tmp_path, capsys):
+    out = tmp_path / "run"
+    out.mkdir()
+    shutil.copytree(tiny, out / "model")
+    train = out / "train.jsonl"
+    train.write_text(_rte_jsonl(["entailment", "not_entailment"] * 8))
+    (out / "notes.txt").write_text("an old run's file")
+    argv = [
+        "--task", "rte", "--model_name_or_path", str(out / "model"), "--train_file", str(train),
+        "--output_dir", str(out), "--overwrite_output_dir", "--eval_strategy", "no", "--do_predict", "false",
+        *COMMON,
+    ]  # fmt: skip
+    error = run_cli(capsys, lambda: glue_main(argv))
+    assert "--overwrite_output_dir would delete" in error and "inside --output_dir" in error, error
+    assert train.is_file() and (out / "model" / "model.safetensors").is_file() and (out / "notes.txt").is_file()
