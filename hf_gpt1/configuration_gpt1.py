@@ -88,6 +88,10 @@ class GPT1Config(PreTrainedConfig):
             The task format a classification model was fine-tuned on (`"classification"`, `"entailment"`,
             `"similarity"`); set by the recipes so that inference refuses a sentence pair given to a single-sentence
             model, and a single sentence given to a pair model.
+        finetuned_task (`str`, *optional*):
+            The task (an `hf_gpt1.data.tasks` name) the classification or multiple-choice head was fine-tuned on, with
+            the labels in `id2label`; set by the recipes, whose prediction-only runs refuse a head fine-tuned for
+            another task or never fine-tuned.
         original_embedding_table (`bool`, defaults to `False`):
             Treat the token and position embeddings as the original code's single table `we` (tokens, special tokens,
             positions): dropout (`embd_pdrop`) drops elements of the whole table once per forward pass, so every
@@ -138,6 +142,7 @@ class GPT1Config(PreTrainedConfig):
     original_embedding_table: bool = False
     similarity: bool = False
     input_format: str | None = None
+    finetuned_task: str | None = None
     start_token_id: int | None = None
     delimiter_token_id: int | None = None
     extract_token_id: int | None = None

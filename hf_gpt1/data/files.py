@@ -27,6 +27,7 @@ from .fingerprint import content_cache_dir
 from .tasks import GlueTsvLayout, TaskSpec, get_task, glue_task_names
 
 __all__ = [
+    "check_unique_ids",
     "STORY_CLOZE_SEED",
     "STORY_CLOZE_VALIDATION_ROWS",
     "load_corpus",
@@ -92,6 +93,30 @@ def _check_header(header: Sequence[str], path: Path, flag: str) -> None:
         )
 
 
+def _refuse_repeated_header(header: Sequence[str], rows: Sequence[tuple[int, list[str]]], path: Path, flag: str):
+    """A row equal to the header is a second file's header (files joined with `cat`), not an example."""
+    names = [name.strip() for name in header]
+    for line, fields in rows:
+        if [field.strip() for field in fields] == names:
+            raise ValueError(
+                f"{flag} {path}:{line} repeats the header row (two files joined with `cat`?); delete that line, or "
+                "join the files without their headers."
+            )
+
+
+def _refuse_duplicate_ids(ids: Sequence[object], places: Sequence[str], column: str) -> None:
+    """Predictions are matched to rows by id: two rows with one id cannot both be answered. `places[i]` says where
+    row i is (`file:line`)."""
+    first: dict[object, str] = {}
+    for row_id, place in zip(ids, places):
+        if row_id in first:
+            raise ValueError(
+                f"{place}: {column} {row_id!r} is also the id of the row at {first[row_id]}; each row needs its own "
+                "id (predictions refer to rows by it). Remove the duplicate or restore the original ids."
+            )
+        first[row_id] = place
+
+
 def _read_table(path: Path, flag: str) -> datasets.Dataset:
     """A `.csv` / `.tsv` file with a header row, every field as text (an empty field stays "", "NA" stays "NA")."""
     rows = _table_rows(path, flag, tsv=path.suffix.lower() == ".tsv")
@@ -101,6 +126,7 @@ def _read_table(path: Path, flag: str) -> datasets.Dataset:
     _check_header(header, path, flag)
     if not body:
         raise ValueError(f"{flag} {path} holds a header but no rows.")
+    _refuse_repeated_header(header, body, path, flag)
     if len(header) == 1:
         other = next((d for d in (",", "\t", ";", "|") if d in header[0]), None)
         if other is not None:
@@ -191,6 +217,11 @@ def _has_glue_layout(path: Path, flag: str, layout: GlueTsvLayout, split: str) -
     return all(col in first for col in columns.values())
 
 
+def check_unique_ids(rows: datasets.Dataset, column: str, source: str) -> None:
+    """Refuses a split whose `column` (the ids its predictions are written with) repeats a value, naming the row."""
+    _refuse_duplicate_ids(rows[column], [f"{source} data row {i}" for i in range(1, rows.num_rows + 1)], repr(column))
+
+
 # ------------------------------------------------------------------------------------------------ GLUE folders
 
 
@@ -267,6 +298,8 @@ def _read_glue_file(
         n_fields = len(rows[0][1]) if rows else 0
     if not rows:
         raise ValueError(f"{flag} {path} holds a header but no rows.")
+    if header is not None:
+        _refuse_repeated_header(header, rows, path, flag)
     # Test rows keep the file's own id for the submission; other splits are numbered like the Hub's `idx`.
     has_index = split.startswith("test") and header is not None and layout.index_column in header
     index_pos = header.index(layout.index_column) if has_index else None
@@ -304,6 +337,9 @@ def _read_glue_file(
                     "GLUE submissions refer to rows by it. Restore the file's original ids."
                 ) from None
 
+    if index_pos is not None:
+        places = [f"{path}:{line}" for line, row in rows if len(row) == n_fields]
+        _refuse_duplicate_ids(out["idx"], places, repr(layout.index_column))
     features = {name: datasets.Value("string") for name in columns if name != "label"}
     if "label" in columns:
         features["label"] = (

@@ -186,6 +186,13 @@ class ModelArguments:
         default=False, metadata={"help": "Random initialisation: the paper's 'no pre-training' ablation."}
     )
     attn_implementation: str = field(default="sdpa", metadata={"help": "eager, sdpa or flash_attention_2."})
+    ignore_head_checks: bool = field(
+        default=False,
+        metadata={
+            "help": "Prediction only (--do_train false): predict even with a head that was never fine-tuned for this "
+            "task (missing or newly initialised weights, another task's labels or format). For experiments."
+        },
+    )
 
     def __post_init__(self):
         check_finite_floats(self)

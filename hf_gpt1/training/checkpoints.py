@@ -16,9 +16,11 @@ import os
 import pickle
 import re
 import shutil
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
+from huggingface_hub.errors import StrictDataclassError
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
 from ..data.atomic import write_json_atomic
@@ -174,8 +176,18 @@ def check_model_path(name_or_path: str | os.PathLike, flag: str = "--model_name_
         raise NotADirectoryError(f"{flag} {text} is a file; give the folder that holds config.json and the weights.")
 
 
-def load_checkpoint(model_class: type, name_or_path: str | os.PathLike, **overrides: Any):
+def load_checkpoint(
+    model_class: type,
+    name_or_path: str | os.PathLike,
+    new_weights: Collection[str] = (),
+    missing_hint: str = "re-save the checkpoint from a complete model (save_pretrained)",
+    **overrides: Any,
+):
     """`model_class.from_pretrained(name_or_path, **overrides)` with load failures turned into one clear error.
+
+    Every weight the model has must come from the checkpoint, with its shape, but those named in `new_weights` (a head
+    about to be fine-tuned): a missing weight would silently start from random values (`missing_hint` says what to do
+    instead), and a tensor of another shape (transposed, resized) is named with both shapes.
 
     Weights are read from `model.safetensors` (no code can run while loading it); a pickled `pytorch_model.bin` only
     through transformers' `torch.load(weights_only=True)`, which refuses anything but tensors. A classification head
@@ -205,7 +217,11 @@ def load_checkpoint(model_class: type, name_or_path: str | os.PathLike, **overri
                 "from a checkpoint of a task with the same labels."
             )
     try:
-        return model_class.from_pretrained(name_or_path, **overrides)
+        model, info = model_class.from_pretrained(
+            name_or_path, ignore_mismatched_sizes=True, output_loading_info=True, **overrides
+        )
+    except StrictDataclassError as err:  # config.json holds a value the model cannot be built with
+        cause = f"its config.json is invalid ({err.__cause__ or err}); correct the value or re-save the model"
     except pickle.UnpicklingError as err:
         cause = (
             f"a pickled .bin that holds more than tensors, which weights-only loading refuses (it could run code: "
@@ -215,6 +231,24 @@ def load_checkpoint(model_class: type, name_or_path: str | os.PathLike, **overri
         cause = f"a truncated or corrupt model.safetensors ({err}); copy or download it again."
     except (OSError, RuntimeError) as err:
         cause = f"{str(err).splitlines()[0]}"
+    else:
+        mismatched = sorted(info["mismatched_keys"])
+        if mismatched:
+            name, saved, needed = mismatched[0]
+            raise ValueError(
+                f"Could not load {model_class.__name__} from {name_or_path}: tensor {name} has shape {tuple(saved)} "
+                f"in the checkpoint, but its config.json builds it as {tuple(needed)} ({len(mismatched)} such "
+                "tensor(s): transposed, or from another model size); re-convert or re-save the checkpoint."
+            )
+        tied = set(getattr(model, "_tied_weights_keys", None) or ())
+        missing = sorted(set(info["missing_keys"]) - tied - set(new_weights))
+        if missing:
+            more = f" and {len(missing) - 4} more" if len(missing) > 4 else ""
+            raise ValueError(
+                f"Could not load {model_class.__name__} from {name_or_path}: it lacks {missing[:4]}{more}, which "
+                f"would start from random values; {missing_hint}."
+            )
+        return model
     raise ValueError(f"Could not load {model_class.__name__} from {name_or_path}: {cause}")
 
 

@@ -24,7 +24,7 @@ import torch
 from transformers import EvalPrediction, set_seed
 from transformers.trainer_utils import IntervalStrategy, SaveStrategy
 
-from ..data.files import load_task_splits, task_folder
+from ..data.files import check_unique_ids, load_task_splits, task_folder
 from ..data.metrics import load_metric
 from ..data.submissions import write_glue_submission, write_predictions
 from ..data.tasks import TaskSpec, get_task
@@ -70,7 +70,7 @@ def run_finetuning(
     identity = run_identity(recipe, model_args, data_args, args.seed, inputs)
     if args.process_index == 0:  # an unusable folder is refused before anything loads; it is claimed below
         check_output_dir(args.output_dir, identity, args.overwrite_output_dir, args.resume)
-    _check_arguments(spec, data_args, args, recipe)
+    _check_arguments(spec, model_args, data_args, args, recipe)
     set_seed(args.seed)
 
     # data: the task's splits, checked, then the evaluation plan
@@ -83,7 +83,7 @@ def run_finetuning(
     if model_args.tokenizer_name_or_path:
         check_model_path(model_args.tokenizer_name_or_path, "--tokenizer_name_or_path")
     tokenizer = load_gpt1_tokenizer(model_args.tokenizer_name_or_path or model_args.model_name_or_path)
-    model = build_model(spec, model_args, tokenizer)
+    model = build_model(spec, model_args, tokenizer, predict_only=not args.do_train)
     max_length, segment_cap = _lengths(data_args, model.config.n_positions)
     tokenizer.model_max_length = max_length
 
@@ -156,9 +156,20 @@ def reinitialize_blocks(model: GPT1PreTrainedModel, keep: int) -> None:
                     param.normal_(0.0, std)
 
 
-def build_model(spec: TaskSpec, model_args: ModelArguments, tokenizer) -> GPT1PreTrainedModel:
-    """The head for `spec`, from pre-trained weights (or random ones), with the special tokens and λ set."""
+HEAD_WEIGHTS = ("score.weight", "score.bias")
+"""The classifier's weights: new in a model about to be fine-tuned, trained in one that predicts."""
+
+
+def build_model(
+    spec: TaskSpec, model_args: ModelArguments, tokenizer, predict_only: bool = False
+) -> GPT1PreTrainedModel:
+    """The head for `spec`, from pre-trained weights (or random ones), with the special tokens and λ set.
+
+    Every weight but a new head's comes from the checkpoint. With `predict_only`, the head too, and it must have been
+    fine-tuned on this task, with its labels (`--ignore_head_checks` lets a user predict with any head knowingly).
+    """
     head = GPT1ForMultipleChoice if spec.format == "multiple_choice" else GPT1ForSequenceClassification
+    checked = predict_only and not model_args.ignore_head_checks
     overrides: dict[str, Any] = {
         "lm_coef": model_args.lm_coef,
         "clf_pdrop": model_args.clf_pdrop,
@@ -172,12 +183,22 @@ def build_model(spec: TaskSpec, model_args: ModelArguments, tokenizer) -> GPT1Pr
             overrides["id2label"] = spec.id2label
             overrides["label2id"] = {v: k for k, v in spec.id2label.items()}
         overrides["problem_type"] = "regression" if spec.is_regression else "single_label_classification"
+    if not predict_only:
+        overrides["finetuned_task"] = spec.name
     if model_args.from_scratch:
         check_model_path(model_args.model_name_or_path)
         config = head.config_class.from_pretrained(model_args.model_name_or_path, **overrides)
         model = head(config)
     else:
-        model = load_checkpoint(head, model_args.model_name_or_path, **overrides)
+        if checked:
+            _check_head(spec, head.config_class.from_pretrained(model_args.model_name_or_path), model_args)
+        model = load_checkpoint(
+            head,
+            model_args.model_name_or_path,
+            new_weights=() if checked else HEAD_WEIGHTS,
+            missing_hint=_HEAD_FIX if checked else "re-save the checkpoint from a complete model (save_pretrained)",
+            **overrides,
+        )
     model.set_attn_implementation(model_args.attn_implementation)
     add_gpt1_special_tokens(tokenizer, model)
     if model_args.transfer_layers is not None:
@@ -185,10 +206,40 @@ def build_model(spec: TaskSpec, model_args: ModelArguments, tokenizer) -> GPT1Pr
     return model
 
 
+_HEAD_FIX = (
+    "fine-tune a model for this task first (drop --do_train false), or pass --ignore_head_checks to predict with it "
+    "anyway"
+)
+
+
+def _check_head(spec: TaskSpec, saved: Any, model_args: ModelArguments) -> None:
+    """A prediction run's model must have been fine-tuned on this task (or, for AX, on the task that predicts it)."""
+    name, task = model_args.model_name_or_path, getattr(saved, "finetuned_task", None)
+    expected = spec.predicted_by or spec.name
+    if task is None:
+        raise ValueError(
+            f"--model_name_or_path {name} holds no head fine-tuned for a task (a pre-trained language model, or a "
+            f"head never trained by hf_gpt1): its {spec.name} predictions would come from random weights; {_HEAD_FIX}."
+        )
+    if task != expected:
+        raise ValueError(
+            f"--model_name_or_path {name} was fine-tuned on {task!r}, not {expected!r}: its head answers that task, "
+            f"with that task's labels and input format; use a model fine-tuned on {expected!r}, or pass "
+            "--ignore_head_checks to predict with it anyway."
+        )
+    if spec.id2label and dict(saved.id2label) != spec.id2label:
+        raise ValueError(
+            f"--model_name_or_path {name}: its labels {dict(saved.id2label)} are not {spec.name!r}'s "
+            f"{spec.id2label}; re-fine-tune it with this version of the task, or pass --ignore_head_checks."
+        )
+
+
 # ------------------------------------------------------------------------------------------------- checks
 
 
-def _check_arguments(spec: TaskSpec, data_args: DataArguments, args: GPT1TrainingArguments, recipe: str) -> None:
+def _check_arguments(
+    spec: TaskSpec, model_args: ModelArguments, data_args: DataArguments, args: GPT1TrainingArguments, recipe: str
+) -> None:
     """What the arguments' own checks cannot see: the task and recipe together."""
     multiple_choice = spec.format == "multiple_choice"
     right = RECIPE_FOR_MULTIPLE_CHOICE[multiple_choice]
@@ -203,6 +254,11 @@ def _check_arguments(spec: TaskSpec, data_args: DataArguments, args: GPT1Trainin
         raise ValueError(
             f"{spec.name!r} has no training data: it is predicted by a model fine-tuned on {spec.predicted_by!r}. "
             f"Run --task {spec.name} --do_train false --model_name_or_path <your {spec.predicted_by} run>."
+        )
+    if model_args.from_scratch and not args.do_train and not model_args.ignore_head_checks:
+        raise ValueError(
+            "--from_scratch --do_train false would predict with random weights; drop one of them (or pass "
+            "--ignore_head_checks to do it anyway)."
         )
     if not (args.do_train or args.do_eval or args.do_predict):
         raise ValueError("--do_train, --do_eval and --do_predict are all false: there is nothing to do.")
@@ -271,6 +327,9 @@ def _check_columns(spec: TaskSpec, split: str, rows: datasets.Dataset, source: s
                 raise ValueError(
                     f"{source}: data row {empty + 1} has an empty {name!r}; fill in the text or drop the row."
                 )
+    id_column = _id_column(spec, rows.column_names)
+    if split.startswith("test") and id_column:
+        check_unique_ids(rows, id_column, source)
     if not split.startswith("test") and spec.label_column not in rows.column_names:
         raise ValueError(
             f"{source}: no label column {spec.label_column!r} (columns: {rows.column_names}); {split} rows need gold "
@@ -282,8 +341,9 @@ def _eval_split_names(splits) -> list[str]:
     return [s for s in splits if s != "train" and not s.startswith("test")]
 
 
-def _eval_split_names(splits) -> list[str]:
-    return [s for s in splits if s != "train" and not s.startswith("test")]
+def _id_column(spec: TaskSpec, columns: list[str]) -> str | None:
+    """The column whose values identify a test row in its prediction file: the task's own, else the GLUE `idx`."""
+    return spec.id_column if spec.id_column in columns else "idx" if "idx" in columns else None
 
 
 def _plan_best_checkpoint(args: GPT1TrainingArguments, spec: TaskSpec, eval_names: list[str]) -> None:
@@ -426,7 +486,8 @@ def _predict(trainer: GPT1Trainer, spec: TaskSpec, split: str, dataset, raw_rows
     if len(preds) != raw_rows.num_rows:  # never write a submission whose rows do not match the input's
         raise RuntimeError(f"{len(preds)} predictions for the {raw_rows.num_rows} rows of the {split} split.")
     columns = raw_rows.column_names
-    ids = raw_rows[spec.id_column] if spec.id_column in columns else raw_rows["idx"] if "idx" in columns else None
+    id_column = _id_column(spec, columns)
+    ids = raw_rows[id_column] if id_column else None
     glue = spec.glue_tsv is not None and split in spec.glue_tsv.submission_files
     if glue:
         path = write_glue_submission(spec, preds.tolist(), trainer.args.output_dir, split, ids=ids)

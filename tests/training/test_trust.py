@@ -274,3 +274,98 @@ def test_overwrite_never_deletes_the_runs_own_inputs(tiny, tmp_path, capsys):
     error = run_cli(capsys, lambda: glue_main(argv))
     assert "--overwrite_output_dir would delete" in error and "inside --output_dir" in error, error
     assert train.is_file() and (out / "model" / "model.safetensors").is_file() and (out / "notes.txt").is_file()
+
+
+# ---------------------------------------------------------------------------------------------- rows that are not rows
+
+
+def test_a_second_header_in_a_joined_file_is_refused_naming_its_line(rte_model, tmp_path, capsys, no_training):
+    part = "sentence1,sentence2\nA man plays.,A person plays.\nA dog runs.,A cat sleeps.\n"
+    test = tmp_path / "test.csv"
+    test.write_text(part + part)  # cat a.csv b.csv
+    argv = predict_args(rte_model, tmp_path, tmp_path / "out")
+    argv[argv.index("--data_dir") : argv.index("--data_dir") + 2] = ["--test_file", str(test)]
+    error = run_cli(capsys, lambda: glue_main(argv))
+    assert f"{test}:4 repeats the header row" in error, error
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_glue_test_file_with_a_repeated_index_is_refused_naming_its_line(
+    rte_model, glue_slice, tmp_path, capsys, no_training
+):
+    data = tmp_path / "glue"
+    shutil.copytree(glue_slice / "RTE", data / "RTE")
+    lines = (data / "RTE" / "test.tsv").read_text().splitlines(keepends=True)
+    (data / "RTE" / "test.tsv").write_text("".join([*lines, lines[3]]))  # the row of index 2, again at the end
+    error = run_cli(capsys, lambda: glue_main(predict_args(rte_model, data, tmp_path / "out")))
+    assert f"test.tsv:{len(lines) + 1}: 'index' 2 is also the id of the row at" in error and ":4" in error, error
+
+
+def test_a_test_file_with_repeated_ids_is_refused(tiny_lm, tmp_path, capsys, no_training):
+    stories = tmp_path / "test.csv"
+    header = "InputStoryid,InputSentence1,InputSentence2,InputSentence3,InputSentence4,RandomFifthSentenceQuiz1,"
+    header += "RandomFifthSentenceQuiz2\n"
+    row = "{},A.,B.,C.,D.,E.,F.\n"
+    stories.write_text(header + row.format("s1") + row.format("s2") + row.format("s1"))
+    argv = [
+        "--task", "story_cloze", "--model_name_or_path", str(tiny_lm), "--test_file", str(stories),
+        "--do_train", "false", "--do_eval", "false", "--output_dir", str(tmp_path / "out"), *COMMON,
+    ]  # fmt: skip
+    from recipes.multiple_choice import main as multiple_choice_main
+
+    error = run_cli(capsys, lambda: multiple_choice_main(argv))
+    assert "data row 3: 'InputStoryid' 's1' is also the id of the row at" in error, error
+
+
+# ------------------------------------------------------------------------------------------ heads never trained for it
+
+
+def test_predicting_with_a_pretrained_lm_is_refused(tiny_lm, glue_slice, tmp_path, capsys):
+    out = tmp_path / "out"
+    error = run_cli(capsys, lambda: glue_main(predict_args(tiny_lm, glue_slice, out)))
+    assert "holds no head fine-tuned for a task" in error and "--ignore_head_checks" in error, error
+    assert not (out / "RTE.tsv").exists()
+
+
+def test_a_fine_tuned_model_missing_a_weight_is_refused_naming_it(rte_model, glue_slice, tmp_path, capsys):
+    from safetensors.torch import load_file, save_file
+
+    damaged = tmp_path / "damaged"
+    shutil.copytree(rte_model, damaged)
+    weights = load_file(damaged / "model.safetensors")
+    del weights["score.bias"]
+    save_file(weights, damaged / "model.safetensors", metadata={"format": "pt"})
+    error = run_cli(capsys, lambda: glue_main(predict_args(damaged, glue_slice, tmp_path / "out")))
+    assert "lacks ['score.bias']" in error and "random values" in error, error
+
+
+def test_a_backbone_weight_missing_from_the_pretrained_model_is_refused(tiny, glue_slice, tmp_path, capsys):
+    from safetensors.torch import load_file, save_file
+
+    damaged = tmp_path / "damaged"
+    shutil.copytree(tiny, damaged)
+    weights = load_file(damaged / "model.safetensors")
+    del weights["transformer.h.1.mlp.c_proj.weight"]
+    save_file(weights, damaged / "model.safetensors", metadata={"format": "pt"})
+    args = glue_args("rte", damaged, glue_slice, tmp_path / "out")
+    error = run_cli(capsys, lambda: glue_main(args))
+    assert "lacks ['transformer.h.1.mlp.c_proj.weight']" in error, error
+
+
+def test_a_model_of_another_task_is_refused_unless_asked(rte_model, tmp_path, capsys):
+    wnli = tmp_path / "WNLI"
+    wnli.mkdir()
+    (wnli / "test.tsv").write_text(
+        "index\tsentence1\tsentence2\n0\tA man plays.\tHe plays.\n1\tA dog runs.\tIt runs.\n"
+    )
+    argv = predict_args(rte_model, wnli, tmp_path / "out")
+    argv[argv.index("rte")] = "wnli"
+    error = run_cli(capsys, lambda: glue_main(argv))
+    assert "was fine-tuned on 'rte', not 'wnli'" in error and "--ignore_head_checks" in error, error
+    glue_main([*argv, "--ignore_head_checks"])  # knowingly
+    assert len((tmp_path / "out" / "WNLI.tsv").read_text().splitlines()) == 3
+
+
+def test_a_fine_tuned_model_records_its_task_and_labels(rte_model):
+    config = json.loads((rte_model / "config.json").read_text())
+    assert config["finetuned_task"] == "rte" and config["id2label"] == {"0": "entailment", "1": "not_entailment"}
