@@ -81,6 +81,9 @@ class GPT1Config(PreTrainedConfig):
             λ of the fine-tuning objective L3 = L2 + λ·L1; 0 turns the auxiliary language-model loss off.
         clf_pdrop (`float`, defaults to 0.1):
             Dropout applied to the pooled extract-token state before the classifier.
+        clf_label_smoothing (`float`, defaults to 0.0):
+            Label smoothing of the classification loss L2 (inside L3 = L2 + λ·L1); 0 is the paper's plain
+            cross-entropy.
         lm_loss_reduction (`str`, defaults to `"sequence"`):
             How the auxiliary L1 is averaged: `"sequence"` averages over each sequence's targets and then over
             sequences (the original code); `"token"` averages over all target tokens of the batch.
@@ -138,6 +141,7 @@ class GPT1Config(PreTrainedConfig):
     initializer_range: float = 0.02
     lm_coef: float | int = 0.5
     clf_pdrop: float | int = 0.1
+    clf_label_smoothing: float | int = 0.0
     lm_loss_reduction: str = "sequence"
     original_embedding_table: bool = False
     similarity: bool = False
@@ -174,7 +178,7 @@ class GPT1Config(PreTrainedConfig):
                 f"GPT1Config: activation_function {self.activation_function!r} is unknown; use a key of "
                 "transformers.activations.ACT2FN such as 'gelu_new' (GPT-1's tanh GELU)."
             )
-        for name in ("resid_pdrop", "embd_pdrop", "attn_pdrop", "clf_pdrop"):
+        for name in ("resid_pdrop", "embd_pdrop", "attn_pdrop", "clf_pdrop", "clf_label_smoothing"):
             if not 0.0 <= getattr(self, name) < 1.0:
                 raise ValueError(f"GPT1Config: {name} {getattr(self, name)} must be in [0, 1).")
         if self.lm_coef < 0:

@@ -694,7 +694,7 @@ class GPT1ForSequenceClassification(_GPT1FineTuningBase):
             return F.mse_loss(logits.squeeze(-1).float(), labels.float())
         if problem_type == "single_label_classification":
             _check_class_ids(labels, self.num_labels, "class ids", "; check the label column or config.num_labels")
-            return F.cross_entropy(logits.float(), labels.long())
+            return F.cross_entropy(logits.float(), labels.long(), label_smoothing=self.config.clf_label_smoothing)
         if labels.shape != logits.shape:
             raise ValueError(
                 f"Multi-label classification needs labels of shape {tuple(logits.shape)} (one 0/1 per class), got "
@@ -746,7 +746,7 @@ class GPT1ForMultipleChoice(_GPT1FineTuningBase):
         clf_loss = None
         if labels is not None:
             _check_class_ids(labels, logits.shape[-1], "choice indices")
-            clf_loss = F.cross_entropy(logits.float(), labels.long())
+            clf_loss = F.cross_entropy(logits.float(), labels.long(), label_smoothing=self.config.clf_label_smoothing)
         return self._objective(outputs, logits, clf_loss, input_ids, attention_mask, lm_labels)
 
 

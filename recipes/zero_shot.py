@@ -11,7 +11,9 @@ Heuristics: CoLA thresholds the average token log-probability, SST-2 compares "p
 (see `hf_gpt1/zero_shot.py`). Prints the metrics and writes them as JSON to `--output_file`.
 """
 
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import datasets
 
@@ -65,6 +67,14 @@ def main() -> dict:
     for flag in ("max_eval_samples", "max_calibration_samples"):
         if getattr(args, flag) is not None and getattr(args, flag) < 1:
             raise ValueError(f"--{flag} {getattr(args, flag)} must be >= 1 (leave it out to use every row).")
+    if args.output_file:  # checked now, not after every row has been scored
+        folder = Path(args.output_file).absolute().parent
+        if not folder.is_dir():
+            raise FileNotFoundError(
+                f"--output_file {args.output_file}: the folder {folder} does not exist; create it."
+            )
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise PermissionError(f"--output_file {args.output_file}: {folder} is not writable; choose another file.")
     model = load_checkpoint(GPT1LMHeadModel, args.model_name_or_path)
     tokenizer = load_gpt1_tokenizer(args.model_name_or_path)
     dataset = _load(args, args.split, args.max_eval_samples)

@@ -15,6 +15,7 @@ module imports neither torch nor transformers.
 from __future__ import annotations
 
 import csv
+import io
 import math
 import sys
 from collections.abc import Mapping, Sequence
@@ -53,22 +54,39 @@ csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
 def _read_text(path: Path, flag: str) -> str:
     data = path.read_bytes()
     try:
-        return data.decode("utf-8-sig")  # a UTF-8 BOM (MRPC's files have one) is not part of the first column's name
+        text = data.decode("utf-8-sig")  # a UTF-8 BOM (MRPC's files have one) is not part of the first column's name
     except UnicodeDecodeError as err:
         line = data[: err.start].count(b"\n") + 1
         raise ValueError(
             f"{flag} {path}:{line} is not UTF-8 text (byte {data[err.start]:#x}); re-save the file as UTF-8, e.g. "
             f"iconv -f latin1 -t utf-8 {path.name} > fixed.{path.suffix.lstrip('.')}."
         ) from None
+    return text
+
+
+def _read_rows_text(path: Path, flag: str) -> str:
+    """A data file's text (tables, JSON lines): a byte-order mark may start the file, not stand inside it, where it
+    marks the start of a second file joined on (`cat`) and would corrupt that row's first field."""
+    text = _read_text(path, flag)
+    bom = text.find("\ufeff")
+    if bom >= 0:
+        raise ValueError(
+            f"{flag} {path}:{text.count(chr(10), 0, bom) + 1} holds a byte-order mark (U+FEFF, invisible in most "
+            "editors) where a second file was joined on; delete it from that line, or join the files without it."
+        )
+    return text
 
 
 def _table_rows(path: Path, flag: str, tsv: bool) -> list[tuple[int, list[str]]]:
-    """(line number, fields) of every non-blank row; TSV without quoting, as GLUE's loader reads it."""
-    text = _read_text(path, flag)
+    """(line number, fields) of every non-blank row; TSV without quoting, as GLUE's loader reads it. Rows end at a
+    line feed only: U+2028, NEL and the other characters `str.splitlines` also breaks at are text inside a field."""
+    text = _read_rows_text(path, flag)
     if tsv:
-        reader = csv.reader(text.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE)
+        reader = csv.reader(
+            [line.removesuffix("\r") for line in text.split("\n")], delimiter="\t", quoting=csv.QUOTE_NONE
+        )
     else:
-        reader = csv.reader(text.splitlines(keepends=True))
+        reader = csv.reader(io.StringIO(text, newline=""))
     rows = []
     try:
         for fields in reader:
@@ -150,7 +168,7 @@ def _read_table(path: Path, flag: str) -> datasets.Dataset:
 def _read_with_datasets(path: Path, flag: str, loader: str) -> datasets.Dataset:
     """JSON / JSONL / parquet through `datasets`, with parse failures turned into one line naming the file."""
     if loader == "json":
-        _read_text(path, flag)  # names the line of a non-UTF-8 byte; the JSON parser would not
+        _read_rows_text(path, flag)  # names the line of a non-UTF-8 byte or a BOM; the JSON parser would not
     try:
         dataset = datasets.load_dataset(
             loader, data_files={"rows": str(path)}, split="rows", cache_dir=content_cache_dir([path])

@@ -155,10 +155,10 @@ class TaskSpec:
     def label_to_id(self, value: object) -> int | float | None:
         """Normalise one raw label to what the model trains on.
 
-        Strings are looked up in `label_names`; integers are taken as ids (Hub `ClassLabel` columns) after
-        subtracting `label_offset`; regression labels become floats (within `label_range`). "No gold label" returns
-        `None`: `None`, `""`, `-1` (the Hub's mark on test rows, STS-B included) and `"-"` (SNLI pairs without
-        annotator consensus).
+        Strings are looked up in `label_names`; integers, and strings of digits that are no label name, are taken as
+        ids (Hub `ClassLabel` columns, CSV files) after subtracting `label_offset`; regression labels become floats
+        (within `label_range`). "No gold label" returns `None`: `None`, `""`, `-1` (the Hub's mark on test rows, STS-B
+        included) and `"-"` (SNLI pairs without annotator consensus).
 
         Raises:
             `ValueError`: The value is not a valid label of this task; the message names it and the valid set.
@@ -180,9 +180,9 @@ class TaskSpec:
                 )
             return number
         if isinstance(value, str):
-            if self.label_names is not None and value in self.label_names:
-                return self.label_names.index(value)
-            if self.label_names is None and value.strip().lstrip("-").isdigit():
+            if self.label_names is not None and value.strip() in self.label_names:
+                return self.label_names.index(value.strip())
+            if value.strip().lstrip("-").isdigit():  # an id written as text (a CSV or TSV field)
                 return self._check_id(int(value) - self.label_offset, value)
         elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
             return self._check_id(int(value) - self.label_offset, value)

@@ -16,6 +16,7 @@ from typing import Any
 import torch
 from huggingface_hub.errors import StrictDataclassClassValidationError
 from transformers import TrainingArguments
+from transformers.integrations import get_available_reporting_integrations
 from transformers.utils import is_torch_tf32_available
 
 from ..configuration_gpt1 import GPT1Config
@@ -28,6 +29,7 @@ __all__ = [
     "PretrainModelArguments",
     "PretrainTrainingArguments",
     "RecipeTrainingArguments",
+    "MODEL_DTYPES",
     "check_config_fields",
     "check_finite_floats",
     "check_planned_steps",
@@ -41,6 +43,15 @@ def check_finite_floats(args: object) -> None:
         value = getattr(args, item.name)
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"--{item.name} {value} is not a finite number.")
+
+
+MODEL_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16, "auto": "auto"}
+"""`--model_dtype` values and what `from_pretrained(dtype=...)` gets."""
+
+
+def check_model_dtype(name: str) -> None:
+    if name not in MODEL_DTYPES:
+        raise ValueError(f"--model_dtype {name!r} is not one of {list(MODEL_DTYPES)}.")
 
 
 def check_config_fields(flags: dict[str, str], **fields: object) -> None:
@@ -121,6 +132,12 @@ class RecipeTrainingArguments(TrainingArguments):
             self._cuda_defaults()
         self.torch_compile = bool(self.torch_compile)  # None: the recipe's CUDA default did not apply
         super().__post_init__()
+        missing = sorted(set(self.report_to) - set(get_available_reporting_integrations()))
+        if missing:
+            raise ValueError(
+                f"--report_to {' '.join(missing)}: not installed here (pip install {' '.join(missing)}), or pass "
+                "--report_to none."
+            )
 
     def _cuda_defaults(self) -> None:
         if self.tf32 is None and is_torch_tf32_available():
@@ -170,6 +187,9 @@ class ModelArguments:
     )
     lm_coef: float = field(default=0.5, metadata={"help": "λ of L3 = L2 + λ·L1; 0 disables the auxiliary LM loss."})
     clf_pdrop: float = field(default=0.1, metadata={"help": "Dropout before the classifier."})
+    clf_label_smoothing: float = field(
+        default=0.0, metadata={"help": "Label smoothing of L2 inside L3 = L2 + λ·L1 (classification tasks; paper: 0)."}
+    )
     original_embedding_table: bool = field(
         default=True,
         metadata={
@@ -186,6 +206,13 @@ class ModelArguments:
         default=False, metadata={"help": "Random initialisation: the paper's 'no pre-training' ablation."}
     )
     attn_implementation: str = field(default="sdpa", metadata={"help": "eager, sdpa or flash_attention_2."})
+    model_dtype: str = field(
+        default="float32",
+        metadata={
+            "help": "The dtype the weights are loaded and trained in: float32 (default; --bf16/--fp16 then compute in "
+            "mixed precision), bfloat16 or float16 (pure low-precision training), or auto (the checkpoint's own)."
+        },
+    )
     ignore_head_checks: bool = field(
         default=False,
         metadata={
@@ -196,9 +223,9 @@ class ModelArguments:
 
     def __post_init__(self):
         check_finite_floats(self)
-        check_config_fields(
-            {"lm_coef": "--lm_coef", "clf_pdrop": "--clf_pdrop"}, lm_coef=self.lm_coef, clf_pdrop=self.clf_pdrop
-        )
+        flags = {name: f"--{name}" for name in ("lm_coef", "clf_pdrop", "clf_label_smoothing")}
+        check_config_fields(flags, **{name: getattr(self, name) for name in flags})
+        check_model_dtype(self.model_dtype)
         if self.transfer_layers is not None and self.transfer_layers < 0:
             raise ValueError(f"--transfer_layers {self.transfer_layers} must be >= 0.")
 
@@ -284,6 +311,16 @@ class GPT1TrainingArguments(RecipeTrainingArguments):
         },
     )
     remove_unused_columns: bool = field(default=False, metadata={"help": "Must stay False: collators need segments."})
+
+    def __post_init__(self):
+        if self.label_smoothing_factor:
+            raise ValueError(
+                f"--label_smoothing_factor {self.label_smoothing_factor} would replace L3 with a smoothed "
+                "classification loss alone (λ·L1 dropped): pass --clf_label_smoothing instead, which smooths L2 "
+                "inside L3."
+            )
+        super().__post_init__()
+
     label_names: list[str] | None = field(default_factory=lambda: ["labels"], metadata={"help": "Label keys."})
 
 
@@ -312,9 +349,17 @@ class PretrainModelArguments:
         metadata={"help": "The original's single embedding table (dropout on the table, L1 over all its rows)."},
     )
     attn_implementation: str = field(default="sdpa", metadata={"help": "eager, sdpa or flash_attention_2."})
+    model_dtype: str = field(
+        default="float32",
+        metadata={
+            "help": "The dtype the weights are loaded and trained in: float32 (default; --bf16/--fp16 then compute in "
+            "mixed precision), bfloat16 or float16 (pure low-precision training), or auto (the checkpoint's own)."
+        },
+    )
 
     def __post_init__(self):
         check_finite_floats(self)
+        check_model_dtype(self.model_dtype)
         if self.model_name_or_path:  # the checkpoint's sizes apply
             return
         if self.n_positions < 2:

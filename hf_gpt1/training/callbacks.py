@@ -1,9 +1,12 @@
-"""The Trainer callbacks of hf_gpt1: the steady-state speed meter (with its step clock, which the benchmarks use too)
-and checkpoint completion (a marker once every file is written, then rotation)."""
+"""The Trainer callbacks of hf_gpt1: the steady-state speed meter (with its step clock, which the benchmarks use too),
+checkpoint completion (a marker once every file is written, then rotation), and the graceful stop on a signal."""
 
 from __future__ import annotations
 
+import signal
 import statistics
+import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -16,7 +19,7 @@ from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
 from .checkpoints import mark_complete, rotate_checkpoints
 
-__all__ = ["CheckpointCompletion", "SpeedMeter", "StepClock"]
+__all__ = ["CheckpointCompletion", "GracefulStop", "SpeedMeter", "StepClock"]
 
 
 class StepClock:
@@ -140,3 +143,46 @@ class CheckpointCompletion(TrainerCallback):
             mark_complete(folder, state.global_step)
             limit = getattr(args, "keep_checkpoints", None)  # plain TrainingArguments: GPT1Trainer refuses a limit
             rotate_checkpoints(folder.parent, limit, keep=state.best_model_checkpoint)
+
+
+class GracefulStop(TrainerCallback):
+    """SIGTERM (what schedulers and `kill` send) or Ctrl-C during training: the current optimizer step finishes, a
+    complete checkpoint is saved, and training stops (`GPT1Trainer.train` then raises `TrainingInterrupted`). A
+    second Ctrl-C stops at once. Under several processes they agree at each step end, so every rank saves and stops
+    at the same step."""
+
+    SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+    def __init__(self):
+        self.received: int | None = None  # the signal that asked for the stop
+        self._previous: dict[int, Any] = {}
+
+    def _handle(self, signum, frame) -> None:
+        if self.received is not None and signum == signal.SIGINT:
+            raise KeyboardInterrupt  # the second Ctrl-C: at once
+        self.received = signum
+        print(
+            f"\n{signal.Signals(signum).name}: finishing this step, then saving a checkpoint and stopping"
+            f"{' (Ctrl-C again stops at once, without saving)' if signum == signal.SIGINT else ''}.",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        self.received = None
+        if threading.current_thread() is threading.main_thread():  # Python delivers signals to the main thread only
+            self._previous = {signum: signal.signal(signum, self._handle) for signum in self.SIGNALS}
+
+    def on_step_end(self, args, state, control, **kwargs):
+        received = self.received or 0
+        if args.world_size > 1:  # one rank may have been signalled alone: the largest signal number wins
+            received = int(reduce(torch.tensor(received, device=args.device), reduction="max"))
+            self.received = received or None
+        if received:
+            control.should_save = True
+            control.should_training_stop = True
+
+    def on_train_end(self, args, state, control, **kwargs):
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+        self._previous = {}

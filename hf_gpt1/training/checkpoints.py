@@ -20,6 +20,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
+import torch
 from huggingface_hub.errors import StrictDataclassError
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
@@ -36,6 +37,7 @@ __all__ = [
     "complete_checkpoints",
     "last_complete_checkpoint",
     "load_checkpoint",
+    "load_config",
     "mark_complete",
     "resume_checkpoint",
     "rotate_checkpoints",
@@ -176,6 +178,41 @@ def check_model_path(name_or_path: str | os.PathLike, flag: str = "--model_name_
         raise NotADirectoryError(f"{flag} {text} is a file; give the folder that holds config.json and the weights.")
 
 
+def load_config(config_class: type, name_or_path: str | os.PathLike, **overrides: Any):
+    """`config_class.from_pretrained(name_or_path, **overrides)`, with a value the model cannot be built with (the
+    config's own validation) as one line naming config.json."""
+    try:
+        return config_class.from_pretrained(name_or_path, **overrides)
+    except StrictDataclassError as err:
+        raise ValueError(
+            f"{name_or_path}: its config.json is invalid ({err.__cause__ or err}); correct the value or re-save the "
+            "model."
+        ) from None
+
+
+def _check_shapes(model_class: type, folder: Path) -> None:
+    """Compares each tensor of `folder/model.safetensors` (its header only) with the shape the model built from
+    config.json gives it (on the meta device: nothing is allocated, however absurd the sizes)."""
+    from safetensors import SafetensorError, safe_open
+
+    config = load_config(model_class.config_class, folder)
+    with torch.device("meta"):
+        expected = {name: tuple(t.shape) for name, t in model_class(config).state_dict().items()}
+    try:
+        with safe_open(str(folder / "model.safetensors"), framework="pt") as weights:
+            saved = {name: tuple(weights.get_slice(name).get_shape()) for name in weights.keys()}
+    except (SafetensorError, OSError):  # no or damaged weights: from_pretrained reports it
+        return
+    wrong = [(name, shape, expected[name]) for name, shape in saved.items() if expected.get(name, shape) != shape]
+    if wrong:
+        name, shape, needed = wrong[0]
+        raise ValueError(
+            f"Could not load {model_class.__name__} from {folder}: tensor {name} has shape {shape} in "
+            f"model.safetensors, but config.json builds it as {needed} ({len(wrong)} such tensor(s): transposed, or "
+            "config.json describes another model size); re-convert or re-save the checkpoint."
+        )
+
+
 def load_checkpoint(
     model_class: type,
     name_or_path: str | os.PathLike,
@@ -207,6 +244,7 @@ def load_checkpoint(
             raise ValueError(f"{folder / 'config.json'} is not valid JSON ({err}); re-save the model.") from None
         if not isinstance(saved, dict):
             raise ValueError(f"{folder / 'config.json'} holds no JSON object; re-save the model.")
+        _check_shapes(model_class, folder)
         heads = [a for a in saved.get("architectures") or [] if a.endswith("ForSequenceClassification")]
         wanted = overrides.get("num_labels")
         saved_labels = _saved_head_rows(folder) if heads and wanted is not None else None

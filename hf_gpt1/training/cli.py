@@ -5,10 +5,14 @@ python recipes/glue.py my_run.yaml --seed 3     # a file of arguments, overridde
 
 from __future__ import annotations
 
+import difflib
 import errno
 import json
 import os
+import shlex
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,7 +22,7 @@ import yaml
 from transformers import HfArgumentParser
 
 from ..data.atomic import WRITE_FAILURES
-from .trainer import TrainingError
+from .trainer import TrainingError, TrainingInterrupted
 
 __all__ = ["load_yaml", "parse_recipe_args", "run_recipe"]
 
@@ -62,15 +66,53 @@ def _config_to_argv(path: Path) -> list[str]:
 
 def parse_recipe_args(dataclass_types: Sequence[type], argv: Sequence[str] | None = None) -> tuple:
     """Parses a recipe's argument dataclasses from the command line; a first argument ending in `.yaml`/`.yml`/
-    `.json` is a file of arguments, which the following command-line arguments may override."""
-    parser = HfArgumentParser(dataclass_types)
+    `.json` is a file of arguments, which the following command-line arguments may override. Names are exact (no
+    prefix of a name stands for it: `learning_rat` is refused, naming `learning_rate`)."""
+    parser = HfArgumentParser(dataclass_types, allow_abbrev=False)
     argv = list(sys.argv[1:] if argv is None else argv)
+    source = "command line"
     if argv and argv[0].endswith((".yaml", ".yml", ".json")):
+        source = f"{argv[0]} or the command line"
         argv = _config_to_argv(Path(argv[0])) + argv[1:]
     *parsed, unknown = parser.parse_args_into_dataclasses(argv, return_remaining_strings=True)
     if unknown:
-        raise ValueError(f"Unknown argument(s) {' '.join(unknown)}: `--help` lists the recipe's arguments.")
+        known = [option for action in parser._actions for option in action.option_strings]
+        names = [word for word in unknown if word.startswith("-")] or unknown
+        hints = [
+            f"{name} (did you mean {close[0]}?)" if (close := difflib.get_close_matches(name, known, n=1)) else name
+            for name in names
+        ]
+        raise ValueError(
+            f"Unknown argument(s) in the {source}: {', '.join(hints)}; `--help` lists the recipe's arguments."
+        )
     return tuple(parsed)
+
+
+class _Terminated(BaseException):
+    """SIGTERM outside training (training handles its own: `GracefulStop`)."""
+
+
+def _terminate(signum, frame) -> None:
+    raise _Terminated
+
+
+def _in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+def resume_command() -> str:
+    """The command line of this process with `--resume` (and without `--overwrite_output_dir`, which would delete
+    the run): what continues a stopped run."""
+    argv, skip = [], False
+    for i, word in enumerate(sys.argv):
+        if skip:
+            skip = False
+        elif word in ("--resume", "--overwrite_output_dir"):
+            following = sys.argv[i + 1].lower() if i + 1 < len(sys.argv) else ""
+            skip = following in ("true", "false", "1", "0", "yes", "no")
+        else:
+            argv.append(word)
+    return shlex.join([Path(sys.executable).name, *argv, "--resume"])
 
 
 def _write_failure_line(err: OSError) -> str:
@@ -90,9 +132,21 @@ def run_recipe(main: Callable[[], Any]) -> Any:
     `ValueError` / `KeyError` with the cause and the fix in the message; file-system problems as `OSError`s that name
     the path; a stopped training as `TrainingError`. A traceback through Trainer and torch would only hide them.
     `HF_GPT1_TRACEBACK=1` shows the traceback anyway.
+
+    Signals: a run stopped on SIGTERM or Ctrl-C during training (after saving a checkpoint, `TrainingInterrupted`)
+    prints the command that continues it and exits with 128 + the signal's number, as a shell reports a signal; a
+    signal at any other moment (or a second Ctrl-C) stops at once with one line, nothing being written.
     """
+    previous = signal.signal(signal.SIGTERM, _terminate) if _in_main_thread() else None
     try:
         result = main()
+    except TrainingInterrupted as err:
+        print(f"{err} Continue with:\n  {resume_command()}", file=sys.stderr, flush=True)
+        raise SystemExit(128 + err.signum) from None
+    except (KeyboardInterrupt, _Terminated) as err:
+        name = "SIGTERM" if isinstance(err, _Terminated) else "Ctrl-C"
+        print(f"error: stopped by {name}; nothing more was written.", file=sys.stderr, flush=True)
+        raise SystemExit(128 + (signal.SIGTERM if isinstance(err, _Terminated) else signal.SIGINT)) from None
     except (ValueError, KeyError, OSError, TrainingError) as err:
         if os.environ.get("HF_GPT1_TRACEBACK"):
             raise
@@ -101,6 +155,9 @@ def run_recipe(main: Callable[[], Any]) -> Any:
             message = _write_failure_line(err)
         print(f"error: {message}\n(HF_GPT1_TRACEBACK=1 shows where it was raised)", file=sys.stderr)
         raise SystemExit(2) from None
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     # Trainer leaves the process group of a multi-process launch open: wait for every rank, then close it cleanly.
     if torch.distributed.is_available() and torch.distributed.is_initialized():
         torch.distributed.barrier()

@@ -32,8 +32,8 @@ from ..data.transforms import prepare_dataset
 from ..formats import SPECIAL_TOKENS_PER_SEQUENCE, story_cloze_segment_cap
 from ..modeling_gpt1 import GPT1ForMultipleChoice, GPT1ForSequenceClassification, GPT1PreTrainedModel
 from ..tokenization_gpt1 import add_gpt1_special_tokens, load_gpt1_tokenizer
-from .arguments import DataArguments, GPT1TrainingArguments, ModelArguments, check_planned_steps
-from .checkpoints import check_model_path, load_checkpoint, resume_checkpoint
+from .arguments import MODEL_DTYPES, DataArguments, GPT1TrainingArguments, ModelArguments, check_planned_steps
+from .checkpoints import check_model_path, load_checkpoint, load_config, resume_checkpoint
 from .memory import apply_memory_arguments
 from .output_dir import check_output_dir, claimed, run_identity
 from .results import format_metrics, logged_metrics, print_start, save_results
@@ -99,17 +99,18 @@ def run_finetuning(
     if args.do_train:
         check_planned_steps(args, processed["train"])
 
+    # the Trainer may still refuse its arguments: built before the folder is claimed, so a failed start changes nothing
+    apply_memory_arguments(args)
+    trainer = GPT1Trainer(
+        model=model,
+        args=args,
+        train_dataset=processed.get("train"),
+        eval_dataset={split: processed[split] for split in eval_names} or None,
+        data_collator=collator,
+        processing_class=tokenizer,
+        compute_metrics=_metric_fn(spec),
+    )
     with claimed(args, identity):
-        apply_memory_arguments(args)
-        trainer = GPT1Trainer(
-            model=model,
-            args=args,
-            train_dataset=processed.get("train"),
-            eval_dataset={split: processed[split] for split in eval_names} or None,
-            data_collator=collator,
-            processing_class=tokenizer,
-            compute_metrics=_metric_fn(spec),
-        )
         print_start(trainer, title)
         train_result = None
         if args.do_train:
@@ -176,6 +177,8 @@ def build_model(
         "original_embedding_table": model_args.original_embedding_table,
         "similarity": spec.format == "similarity",
         "input_format": spec.format,
+        "clf_label_smoothing": model_args.clf_label_smoothing,
+        "dtype": MODEL_DTYPES[model_args.model_dtype],
     }
     if spec.format != "multiple_choice":
         overrides["num_labels"] = spec.num_labels
@@ -187,11 +190,12 @@ def build_model(
         overrides["finetuned_task"] = spec.name
     if model_args.from_scratch:
         check_model_path(model_args.model_name_or_path)
-        config = head.config_class.from_pretrained(model_args.model_name_or_path, **overrides)
-        model = head(config)
+        dtype = overrides.pop("dtype")
+        config = load_config(head.config_class, model_args.model_name_or_path, **overrides)
+        model = head(config).to(dtype if dtype != "auto" else torch.float32)
     else:
         if checked:
-            _check_head(spec, head.config_class.from_pretrained(model_args.model_name_or_path), model_args)
+            _check_head(spec, load_config(head.config_class, model_args.model_name_or_path), model_args)
         model = load_checkpoint(
             head,
             model_args.model_name_or_path,
@@ -260,6 +264,8 @@ def _check_arguments(
             "--from_scratch --do_train false would predict with random weights; drop one of them (or pass "
             "--ignore_head_checks to do it anyway)."
         )
+    if model_args.clf_label_smoothing and spec.is_regression:
+        raise ValueError(f"--clf_label_smoothing applies to classes; {spec.name!r} is a regression task.")
     if not (args.do_train or args.do_eval or args.do_predict):
         raise ValueError("--do_train, --do_eval and --do_predict are all false: there is nothing to do.")
 

@@ -20,13 +20,20 @@ from pathlib import Path
 from typing import Any
 
 import datasets
+import torch
 from transformers import default_data_collator, set_seed
 
 from ..configuration_gpt1 import GPT1Config
 from ..data.files import load_corpus
 from ..modeling_gpt1 import GPT1LMHeadModel
 from ..tokenization_gpt1 import add_gpt1_special_tokens, load_gpt1_tokenizer, train_gpt1_tokenizer
-from .arguments import PretrainDataArguments, PretrainModelArguments, PretrainTrainingArguments, check_planned_steps
+from .arguments import (
+    MODEL_DTYPES,
+    PretrainDataArguments,
+    PretrainModelArguments,
+    PretrainTrainingArguments,
+    check_planned_steps,
+)
 from .checkpoints import check_model_path, last_complete_checkpoint, load_checkpoint, resume_checkpoint
 from .memory import apply_memory_arguments
 from .output_dir import check_output_dir, claimed, run_identity
@@ -90,16 +97,17 @@ def run_pretraining(
         )
     check_planned_steps(args, train)
 
+    # the Trainer may still refuse its arguments: built before the folder is claimed, so a failed start changes nothing
+    apply_memory_arguments(args)
+    trainer = PretrainTrainer(
+        model=model,
+        args=args,
+        train_dataset=train,
+        eval_dataset=evaluation,
+        data_collator=default_data_collator,
+        processing_class=tokenizer,
+    )
     with claimed(args, identity):
-        apply_memory_arguments(args)
-        trainer = PretrainTrainer(
-            model=model,
-            args=args,
-            train_dataset=train,
-            eval_dataset=evaluation,
-            data_collator=default_data_collator,
-            processing_class=tokenizer,
-        )
         print_start(trainer, "pretrain")
         train_result = trainer.train(resume_from_checkpoint=resume_checkpoint(args))
         trainer.save_model()
@@ -195,6 +203,7 @@ def _model(model_args: PretrainModelArguments, tokenizer) -> GPT1LMHeadModel:
             GPT1LMHeadModel,
             model_args.model_name_or_path,
             original_embedding_table=model_args.original_embedding_table,
+            dtype=MODEL_DTYPES[model_args.model_dtype],
         )
         add_gpt1_special_tokens(tokenizer, model)
     else:
@@ -214,6 +223,7 @@ def _model(model_args: PretrainModelArguments, tokenizer) -> GPT1LMHeadModel:
             extract_token_id=ids["extract"],
             pad_token_id=ids["pad"],
         )
-        model = GPT1LMHeadModel(config)
+        dtype = MODEL_DTYPES[model_args.model_dtype]
+        model = GPT1LMHeadModel(config).to(torch.float32 if dtype == "auto" else dtype)
     model.set_attn_implementation(model_args.attn_implementation)
     return model

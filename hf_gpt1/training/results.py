@@ -23,7 +23,9 @@ def print_start(trainer: GPT1Trainer, title: str) -> None:
     if not trainer.is_world_process_zero():
         return
     world = args.world_size
-    line = f"{title}: {world} process{'es' if world > 1 else ''} on {args.device.type}"
+    dtype = str(next(trainer.model.parameters()).dtype).removeprefix("torch.")
+    precision = " (bf16 mixed precision)" if args.bf16 else " (fp16 mixed precision)" if args.fp16 else ""
+    line = f"{title}: {world} process{'es' if world > 1 else ''} on {args.device.type}; weights {dtype}{precision}"
     if args.do_train:
         train = trainer.train_dataset
         rows = len(train) if hasattr(train, "__len__") else "streamed"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import inspect
 import math
+import signal
 from collections import defaultdict
 from pathlib import Path
 
@@ -19,14 +20,14 @@ from transformers import Trainer
 from transformers.trainer_utils import has_length
 
 from ..data.atomic import atomic_save, write_failure
-from .callbacks import CheckpointCompletion, SpeedMeter
+from .callbacks import CheckpointCompletion, GracefulStop, SpeedMeter
 from .checkpoints import COMPLETE_MARKER, last_complete_checkpoint
 
-__all__ = ["TRAINER_OVERRIDES", "GPT1Trainer", "PretrainTrainer", "TrainingError"]
+__all__ = ["TRAINER_OVERRIDES", "GPT1Trainer", "PretrainTrainer", "TrainingError", "TrainingInterrupted"]
 
 TRAINER_OVERRIDES = {
     "train": "a checkpoint that cannot be written (full or read-only disk) stops the run with one line naming the "
-    "checkpoint `--resume` continues from",
+    "checkpoint `--resume` continues from; a stop on a signal raises TrainingInterrupted after its checkpoint",
     "training_step": "the speed meter counts each batch's tokens on the device",
     "get_decay_parameter_names": "weight decay on matrices only, as the original code",
     "get_eval_dataloader": "evaluation reads every row in input order (Trainer would drop the last partial batch "
@@ -44,6 +45,14 @@ signatures against the installed transformers, so a release that changes one fai
 
 class TrainingError(RuntimeError):
     """Training cannot go on (a non-finite loss, a full disk); the message says why and how to continue."""
+
+
+class TrainingInterrupted(TrainingError):
+    """Training stopped on a signal, after saving a complete checkpoint; `signum` is the signal."""
+
+    def __init__(self, message: str, signum: int):
+        super().__init__(message)
+        self.signum = signum
 
 
 class GPT1Trainer(Trainer):
@@ -72,12 +81,13 @@ class GPT1Trainer(Trainer):
         self._component_counts: dict[str, int] = defaultdict(int)
         self._writing_checkpoint: str | None = None
         self.speed = SpeedMeter()
-        self.add_callback(self.speed)
-        self.add_callback(CheckpointCompletion())
+        self.stop = GracefulStop()
+        for callback in (self.speed, CheckpointCompletion(), self.stop):
+            self.add_callback(callback)
 
     def train(self, *args, **kwargs):
         try:
-            return super().train(*args, **kwargs)
+            result = super().train(*args, **kwargs)
         except TrainingError:
             raise
         except (OSError, RuntimeError) as err:
@@ -85,6 +95,14 @@ class GPT1Trainer(Trainer):
             if folder is None or (Path(folder) / COMPLETE_MARKER).exists():
                 raise
             raise self._save_error(Path(folder), err) from err
+        if self.stop.received:
+            last = last_complete_checkpoint(self.args.output_dir)
+            raise TrainingInterrupted(
+                f"Stopped on {signal.Signals(self.stop.received).name} at step {self.state.global_step}; "
+                f"{last or 'no checkpoint'} holds the run so far.",
+                self.stop.received,
+            )
+        return result
 
     def training_step(self, model, inputs, *args, **kwargs):
         self.speed.count(inputs)

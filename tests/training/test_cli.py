@@ -58,7 +58,9 @@ def test_wrong_values_in_an_argument_file_get_the_command_lines_checks(tmp_path,
         parse_recipe_args((Options,), [str(path)])
     assert info.value.code == 2 and "argument --rate: invalid float value: 'fast'" in capsys.readouterr().err
     path.write_text("unknown_key: 1\n")
-    with pytest.raises(ValueError, match=r"Unknown argument\(s\) --unknown_key 1: `--help` lists"):
+    with pytest.raises(
+        ValueError, match=r"Unknown argument\(s\) in the .*run.yaml or the command line: --unknown_key;"
+    ):
         parse_recipe_args((Options,), [str(path)])
 
 

@@ -369,3 +369,232 @@ def test_a_model_of_another_task_is_refused_unless_asked(rte_model, tmp_path, ca
 def test_a_fine_tuned_model_records_its_task_and_labels(rte_model):
     config = json.loads((rte_model / "config.json").read_text())
     assert config["finetuned_task"] == "rte" and config["id2label"] == {"0": "entailment", "1": "not_entailment"}
+
+
+# ------------------------------------------------------------------------------------------------ the objective
+
+
+def test_the_trainers_label_smoothing_is_refused_for_the_one_inside_l3(capsys, tiny, rte_files, tmp_path):
+    from tests.utils import glue_argv
+
+    train, dev = rte_files
+    argv = glue_argv(tiny, train, dev, tmp_path / "out", extra=["--label_smoothing_factor", "0.1"])
+    error = run_cli(capsys, lambda: glue_main(argv))
+    assert "--label_smoothing_factor 0.1 would replace L3" in error and "--clf_label_smoothing" in error, error
+
+
+def test_label_smoothing_applies_to_l2_inside_l3():
+    import torch
+    import torch.nn.functional as F
+
+    from hf_gpt1 import GPT1ForMultipleChoice, GPT1ForSequenceClassification
+    from tests.utils import DELIM, EXTRACT, START, tiny_config
+
+    ids = torch.tensor([[START, 5, 6, 7, DELIM, 8, 9, EXTRACT], [START, 9, 8, DELIM, 7, 6, 5, EXTRACT]])
+    for head, inputs in (
+        (GPT1ForSequenceClassification, ids),
+        (GPT1ForMultipleChoice, torch.stack([ids, ids.flip(0)])),
+    ):
+        model = head(tiny_config(num_labels=2, clf_label_smoothing=0.2)).eval()
+        with torch.no_grad():
+            model.score.weight.mul_(1e4)  # confident logits: smoothing changes the loss a lot
+            labels = model(input_ids=inputs).logits.argmax(-1)  # the confident answers
+        out = model(input_ids=inputs, labels=labels)
+        smoothed = F.cross_entropy(out.logits.float(), labels, label_smoothing=0.2)
+        assert smoothed - F.cross_entropy(out.logits.float(), labels) > 0.05
+        torch.testing.assert_close(out.clf_loss, smoothed)
+        torch.testing.assert_close(out.loss, smoothed + 0.5 * out.lm_loss)
+
+
+def test_label_smoothing_of_a_regression_task_is_refused(capsys, tiny_lm, glue_slice, tmp_path, no_training):
+    args = glue_args("stsb", tiny_lm, glue_slice, tmp_path / "out", "--clf_label_smoothing", "0.1")
+    assert "applies to classes; 'stsb' is a regression task" in run_cli(capsys, lambda: glue_main(args))
+
+
+def test_a_bf16_checkpoint_is_fine_tuned_and_saved_in_fp32_and_the_start_line_says_so(
+    tiny, rte_files, tmp_path, capsys
+):
+    import torch
+    from safetensors import safe_open
+
+    from hf_gpt1 import GPT1LMHeadModel
+    from tests.utils import glue_argv
+
+    bf16 = tmp_path / "bf16"
+    shutil.copytree(tiny, bf16)
+    GPT1LMHeadModel.from_pretrained(tiny, dtype=torch.bfloat16).save_pretrained(bf16)
+    train, dev = rte_files
+    out = tmp_path / "out"
+    glue_main(glue_argv(bf16, train, dev, out, extra=["--save_strategy", "no"]))
+    assert "; weights float32" in capsys.readouterr().out
+    with safe_open(str(out / "model.safetensors"), framework="pt") as saved:
+        assert {saved.get_tensor(name).dtype for name in saved.keys()} == {torch.float32}
+    glue_main(glue_argv(bf16, train, dev, tmp_path / "pure", extra=["--save_strategy", "no", "--model_dtype", "auto"]))
+    assert "; weights bfloat16" in capsys.readouterr().out  # asked for: the checkpoint's own dtype
+
+
+# ------------------------------------------------------------------------------------------------ signals
+
+
+def _start_and_signal(argv: list[str], output_dir: Path, signals: list[int], step: int = 2):
+    """Runs `recipes/glue.py argv` in a process, sends `signals` once checkpoint-`step` is complete; returns the
+    process's exit status and stderr."""
+    import signal as signal_module
+    import subprocess
+    import sys
+    import time
+
+    from hf_gpt1.training.checkpoints import COMPLETE_MARKER
+    from tests.utils import REPO_ROOT
+
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    command = [sys.executable, str(REPO_ROOT / "recipes" / "glue.py"), *argv]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    marker = output_dir / f"checkpoint-{step}" / COMPLETE_MARKER
+    deadline = time.monotonic() + 240
+    while not marker.exists():
+        assert process.poll() is None, process.stderr.read()[-2000:]
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    for signum in signals:
+        process.send_signal(signum)
+    try:
+        _, err = process.communicate(timeout=120)
+    finally:
+        process.kill()
+    assert signal_module.SIGKILL != -process.returncode
+    return process.returncode, err
+
+
+def test_sigterm_saves_a_checkpoint_says_how_to_resume_and_resume_finishes(tiny, rte_files, tmp_path):
+    import signal
+
+    from hf_gpt1.training.checkpoints import last_complete_checkpoint
+    from tests.utils import glue_argv
+
+    train, dev = rte_files
+    out = tmp_path / "run"
+    argv = glue_argv(tiny, train, dev, out, extra=["--num_train_epochs", "60", "--save_steps", "2"])
+    status, err = _start_and_signal(argv, out, [signal.SIGTERM])
+    assert status == 128 + signal.SIGTERM, err[-2000:]
+    stopped = [line for line in err.splitlines() if line.startswith("Stopped on SIGTERM at step")]
+    assert len(stopped) == 1 and "Traceback" not in err, err[-2000:]
+    step = int(stopped[0].split("at step ")[1].split(";")[0])
+    assert last_complete_checkpoint(out) == str(out / f"checkpoint-{step}")  # saved where it stopped
+    assert "--resume" in err.splitlines()[-1] and str(out) in err.splitlines()[-1]
+    assert not (out / "all_results.json").exists()
+    results = glue_main([*argv, "--resume"])  # the command it printed
+    assert results["train"]["epoch"] == 60
+
+
+def test_a_second_ctrl_c_stops_at_once_without_a_traceback(tiny, rte_files, tmp_path):
+    import signal
+
+    from tests.utils import glue_argv
+
+    train, dev = rte_files
+    out = tmp_path / "run"
+    argv = glue_argv(tiny, train, dev, out, extra=["--num_train_epochs", "60", "--save_steps", "2"])
+    status, err = _start_and_signal(argv, out, [signal.SIGINT, signal.SIGINT])
+    assert status == 128 + signal.SIGINT, err[-2000:]
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err[-2000:]
+
+
+# -------------------------------------------------------------------------------------------- errors that name the fix
+
+
+def test_glue_fields_may_hold_line_separators(tmp_path):
+    from hf_gpt1.data.files import read_data_file
+    from hf_gpt1.data.tasks import get_task
+
+    path = tmp_path / "train.tsv"
+    path.write_text("index\tsentence1\tsentence2\tlabel\n0\tA\u2028man plays.\tA person\u0085plays.\tentailment\n")
+    rows = read_data_file(path, task=get_task("rte"))
+    assert rows.num_rows == 1 and rows["sentence1"] == ["A\u2028man plays."]
+
+
+def test_a_csv_label_written_as_an_id_is_that_id():
+    from hf_gpt1.data.tasks import get_task
+
+    assert get_task("rte").label_to_id("0") == 0 and get_task("rte").label_to_id(" 1") == 1
+    with pytest.raises(ValueError, match="not one of"):
+        get_task("rte").label_to_id("2")
+
+
+def test_a_byte_order_mark_inside_a_jsonl_file_is_named_with_its_line(tmp_path):
+    from hf_gpt1.data.files import read_data_file
+
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(b'{"sentence": "a", "label": 1}\n\xef\xbb\xbf{"sentence": "b", "label": 0}\n')
+    with pytest.raises(ValueError, match=r"rows.jsonl:2 holds a byte-order mark \(U\+FEFF"):
+        read_data_file(path)
+
+
+def test_an_invalid_config_json_is_one_line_naming_it(tiny, rte_files, tmp_path, capsys):
+    from tests.utils import glue_argv
+
+    broken = tmp_path / "broken"
+    shutil.copytree(tiny, broken)
+    config = json.loads((broken / "config.json").read_text())
+    (broken / "config.json").write_text(json.dumps({**config, "n_positions": 0}))
+    train, dev = rte_files
+    error = run_cli(capsys, lambda: glue_main(glue_argv(broken, train, dev, tmp_path / "out")))
+    assert "config.json is invalid" in error and "n_positions 0 must be a positive integer" in error, error
+
+
+def test_a_transposed_tensor_is_named_with_both_shapes(tiny, rte_files, tmp_path, capsys):
+    from safetensors.torch import load_file, save_file
+
+    from tests.utils import glue_argv
+
+    broken = tmp_path / "broken"
+    shutil.copytree(tiny, broken)
+    weights = load_file(broken / "model.safetensors")
+    weights["transformer.h.0.mlp.c_fc.weight"] = weights["transformer.h.0.mlp.c_fc.weight"].T.contiguous()
+    save_file(weights, broken / "model.safetensors", metadata={"format": "pt"})
+    train, dev = rte_files
+    error = run_cli(capsys, lambda: glue_main(glue_argv(broken, train, dev, tmp_path / "out")))
+    assert "tensor transformer.h.0.mlp.c_fc.weight has shape (256, 64)" in error and "(64, 256)" in error, error
+
+
+def test_a_misspelt_key_in_an_argument_file_is_not_taken_for_another(tiny, rte_files, tmp_path, capsys):
+    from tests.utils import glue_argv
+
+    train, dev = rte_files
+    preset = tmp_path / "run.yaml"
+    preset.write_text("learning_rat: 1e-4\n")
+    error = run_cli(capsys, lambda: glue_main([str(preset), *glue_argv(tiny, train, dev, tmp_path / "out")]))
+    assert "--learning_rat (did you mean --learning_rate?)" in error, error
+
+
+def test_a_missing_reporting_integration_is_refused_before_the_folder_is_claimed(tiny, rte_files, tmp_path, capsys):
+    import importlib.util
+
+    from tests.utils import glue_argv
+
+    if importlib.util.find_spec("tensorboard") or importlib.util.find_spec("tensorboardX"):
+        pytest.skip("tensorboard is installed here: nothing to refuse")
+    train, dev = rte_files
+    out = tmp_path / "out"
+    argv = [*glue_argv(tiny, train, dev, out), "--report_to", "tensorboard"]
+    assert "--report_to tensorboard: not installed here" in run_cli(capsys, lambda: glue_main(argv))
+    assert not out.exists()
+
+
+def test_a_full_disk_at_the_claim_is_one_line_naming_the_file(tiny, rte_files, tmp_path, monkeypatch, capsys):
+    from tests.utils import glue_argv
+
+    train, dev = rte_files
+    fail_writes_to(monkeypatch, "hf_gpt1_run.json", OSError(errno.ENOSPC, "No space left on device"))
+    error = run_cli(capsys, lambda: glue_main(glue_argv(tiny, train, dev, tmp_path / "out")))
+    assert "Could not write" in error and "hf_gpt1_run.json: no space is left on its disk" in error, error
+
+
+def test_zero_shot_refuses_an_output_file_in_a_missing_folder_before_scoring(tiny_lm, tmp_path, capsys, monkeypatch):
+    from recipes import zero_shot
+
+    monkeypatch.setattr(zero_shot, "load_checkpoint", lambda *a: pytest.fail("the model was loaded"))
+    argv = ["--model_name_or_path", str(tiny_lm), "--task", "sst2", "--output_file", str(tmp_path / "no" / "r.json")]
+    monkeypatch.setattr("sys.argv", ["zero_shot.py", *argv])
+    error = run_cli(capsys, zero_shot.main)
+    assert f"--output_file {tmp_path / 'no' / 'r.json'}: the folder" in error and "does not exist" in error, error
