@@ -273,7 +273,9 @@ def test_summary_at_the_end_and_validation_evaluated_once(tiny_lm, glue_slice, t
     glue(glue_args("rte", tiny_lm, glue_slice, out))
     assert calls.count("eval_validation") == 1 and calls.count("eval_test") == 1  # 1 epoch: 1 evaluation, 1 prediction
     printed = capsys.readouterr().out
-    assert "glue rte: 1 process on cpu; global batch 16 per device × 1 × 1 accumulation = 16" in printed
+    assert (
+        "glue rte: 1 process on cpu; weights float32; global batch 16 per device × 1 × 1 accumulation = 16" in printed
+    )
     summary = printed[printed.index("== glue rte: done in") :].splitlines()
     assert summary[1].startswith("  training speed: ") and "tokens/s" in summary[1] and "first step" in summary[1]
     assert summary[2].startswith("  best checkpoint (by eval_validation_accuracy): ")
