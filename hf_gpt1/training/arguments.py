@@ -45,6 +45,10 @@ def check_finite_floats(args: object) -> None:
             raise ValueError(f"--{item.name} {value} is not a finite number.")
 
 
+MODEL_DTYPE_HELP = (
+    "The dtype the weights are loaded and trained in: float32 (default; --bf16/--fp16 then compute in mixed "
+    "precision), bfloat16 or float16 (pure low-precision training), or auto (the checkpoint's own)."
+)
 MODEL_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16, "auto": "auto"}
 """`--model_dtype` values and what `from_pretrained(dtype=...)` gets."""
 
@@ -206,13 +210,7 @@ class ModelArguments:
         default=False, metadata={"help": "Random initialisation: the paper's 'no pre-training' ablation."}
     )
     attn_implementation: str = field(default="sdpa", metadata={"help": "eager, sdpa or flash_attention_2."})
-    model_dtype: str = field(
-        default="float32",
-        metadata={
-            "help": "The dtype the weights are loaded and trained in: float32 (default; --bf16/--fp16 then compute in "
-            "mixed precision), bfloat16 or float16 (pure low-precision training), or auto (the checkpoint's own)."
-        },
-    )
+    model_dtype: str = field(default="float32", metadata={"help": MODEL_DTYPE_HELP})
     ignore_head_checks: bool = field(
         default=False,
         metadata={
@@ -349,13 +347,7 @@ class PretrainModelArguments:
         metadata={"help": "The original's single embedding table (dropout on the table, L1 over all its rows)."},
     )
     attn_implementation: str = field(default="sdpa", metadata={"help": "eager, sdpa or flash_attention_2."})
-    model_dtype: str = field(
-        default="float32",
-        metadata={
-            "help": "The dtype the weights are loaded and trained in: float32 (default; --bf16/--fp16 then compute in "
-            "mixed precision), bfloat16 or float16 (pure low-precision training), or auto (the checkpoint's own)."
-        },
-    )
+    model_dtype: str = field(default="float32", metadata={"help": MODEL_DTYPE_HELP})
 
     def __post_init__(self):
         check_finite_floats(self)

@@ -327,26 +327,25 @@ def test_predicting_with_a_pretrained_lm_is_refused(tiny_lm, glue_slice, tmp_pat
     assert not (out / "RTE.tsv").exists()
 
 
-def test_a_fine_tuned_model_missing_a_weight_is_refused_naming_it(rte_model, glue_slice, tmp_path, capsys):
+def _copy_without(model: Path, tensor: str, folder: Path) -> Path:
+    """A copy of a saved model whose model.safetensors lacks `tensor`."""
     from safetensors.torch import load_file, save_file
 
-    damaged = tmp_path / "damaged"
-    shutil.copytree(rte_model, damaged)
-    weights = load_file(damaged / "model.safetensors")
-    del weights["score.bias"]
-    save_file(weights, damaged / "model.safetensors", metadata={"format": "pt"})
+    shutil.copytree(model, folder)
+    weights = load_file(folder / "model.safetensors")
+    del weights[tensor]
+    save_file(weights, folder / "model.safetensors", metadata={"format": "pt"})
+    return folder
+
+
+def test_a_fine_tuned_model_missing_a_weight_is_refused_naming_it(rte_model, glue_slice, tmp_path, capsys):
+    damaged = _copy_without(rte_model, "score.bias", tmp_path / "damaged")
     error = run_cli(capsys, lambda: glue_main(predict_args(damaged, glue_slice, tmp_path / "out")))
     assert "lacks ['score.bias']" in error and "random values" in error, error
 
 
 def test_a_backbone_weight_missing_from_the_pretrained_model_is_refused(tiny, glue_slice, tmp_path, capsys):
-    from safetensors.torch import load_file, save_file
-
-    damaged = tmp_path / "damaged"
-    shutil.copytree(tiny, damaged)
-    weights = load_file(damaged / "model.safetensors")
-    del weights["transformer.h.1.mlp.c_proj.weight"]
-    save_file(weights, damaged / "model.safetensors", metadata={"format": "pt"})
+    damaged = _copy_without(tiny, "transformer.h.1.mlp.c_proj.weight", tmp_path / "damaged")
     args = glue_args("rte", damaged, glue_slice, tmp_path / "out")
     error = run_cli(capsys, lambda: glue_main(args))
     assert "lacks ['transformer.h.1.mlp.c_proj.weight']" in error, error
