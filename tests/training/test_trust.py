@@ -37,6 +37,9 @@ class _DyingWriter:
         self.real.flush()
         raise self.failure
 
+    def fileno(self):  # no file descriptor: copies (shutil) must go through write() too
+        raise io.UnsupportedOperation("fileno")
+
     def __getattr__(self, name):
         return getattr(self.real, name)
 
@@ -597,3 +600,32 @@ def test_zero_shot_refuses_an_output_file_in_a_missing_folder_before_scoring(tin
     monkeypatch.setattr("sys.argv", ["zero_shot.py", *argv])
     error = run_cli(capsys, zero_shot.main)
     assert f"--output_file {tmp_path / 'no' / 'r.json'}: the folder" in error and "does not exist" in error, error
+
+
+def test_a_full_disk_at_the_final_save_is_one_line_and_leaves_no_partial_model(
+    tiny, rte_files, tmp_path, monkeypatch, capsys
+):
+    from tests.utils import glue_argv
+
+    train, dev = rte_files
+    out = tmp_path / "out"
+    # the final save copies the model's code beside it (remote code): that copy finds the disk full
+    fail_writes_to(monkeypatch, "modeling_gpt1.py", OSError(errno.ENOSPC, "No space left on device"))
+    error = run_cli(capsys, lambda: glue_main(glue_argv(tiny, train, dev, out, extra=["--save_strategy", "no"])))
+    assert f"Could not write {out}: no space is left on its disk" in error, error
+    assert not (out / "model.safetensors").exists() and not (out / "config.json").exists()
+
+
+def test_resume_after_the_corpus_changed_is_refused_naming_it(tiny_lm, tmp_path, capsys):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("".join(f"the cat sat on mat number {i} and ran home\n" for i in range(300)))
+    argv = [
+        "--train_files", str(corpus), "--tokenizer_name_or_path", str(tiny_lm), "--output_dir", str(tmp_path / "run"),
+        "--n_layer", "1", "--n_embd", "32", "--n_head", "2", "--n_positions", "32", "--max_steps", "2",
+        "--per_device_train_batch_size", "4", "--warmup_steps", "0", "--eval_steps", "2", "--save_steps", "2",
+        *COMMON,
+    ]  # fmt: skip
+    pretrain_main(argv)
+    _same_size_and_time(corpus, corpus.read_text().replace("cat", "dog"))
+    error = run_cli(capsys, lambda: pretrain_main([*argv, "--resume"]))
+    assert f"--train_files {corpus} has changed" in error, error
