@@ -1,19 +1,25 @@
+import re
 from pathlib import Path
 
 from setuptools import find_packages, setup
 
+here = Path(__file__).parent
+# One source for the version: the package's own `__version__`.
+version = re.search(r'^__version__ = "([^"]+)"', (here / "hf_gpt1" / "__init__.py").read_text(), re.M)[1]
+
 setup(
     name="hf_gpt1",
-    version="0.1.0",
+    version=version,
     description="GPT-1 (Radford et al. 2018) as a first-class Hugging Face transformers model",
-    long_description=Path(__file__).with_name("README.md").read_text(encoding="utf-8"),
+    long_description=(here / "README.md").read_text(encoding="utf-8"),
     long_description_content_type="text/markdown",
     packages=find_packages(include=["hf_gpt1", "hf_gpt1.*"]),
     package_data={"hf_gpt1": ["data/metrics/*/*.py"]},
     python_requires=">=3.10",
     install_requires=[
-        # An upper bound keeps pip from swapping an installed CPU build for a multi-GB CUDA one.
-        "torch>=2.4,<=2.13.0",
+        # The lower bound only: users bring their own (newer) torch, and a cap would make pip replace it. The CPU
+        # build for this project's machines is chosen by scripts/setup.sh, not here.
+        "torch>=2.4",
         "transformers>=5.23,<6",
         "tokenizers>=0.22",
         "datasets>=4",

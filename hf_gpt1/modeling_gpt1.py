@@ -526,6 +526,7 @@ class _GPT1FineTuningBase(_GPT1WithLMHeadBase):
             "there. Build inputs with the tokenizer from add_gpt1_special_tokens or the hf_gpt1.data.transforms "
             "collators, and keep truncation from cutting it off.",
         )
+        kwargs.pop("use_cache", None)  # a classifier reads one pass: nothing is cached, whatever the caller asks
         outputs = self.transformer(input_ids, position_ids=position_ids, use_cache=False, **kwargs)
         hidden = outputs.last_hidden_state  # (..., T, C)
         # argmax returns the first maximum: the first `_classify_` position, as in the original code.

@@ -39,3 +39,21 @@ def test_unknown_attribute_is_an_attribute_error():
         assert "has no attribute 'not_a_name'" in str(err)
     else:
         raise AssertionError("expected an AttributeError")
+
+
+def test_the_package_declares_one_version_and_no_torch_cap():
+    """`pip install hf_gpt1` never replaces a user's newer torch, and setup.py reads `hf_gpt1.__version__`."""
+    import re
+    import subprocess
+    import sys
+
+    import hf_gpt1
+    from tests.utils import REPO_ROOT
+
+    out = subprocess.run(
+        [sys.executable, "setup.py", "--version"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip().splitlines()[-1] == hf_gpt1.__version__
+    source = (REPO_ROOT / "setup.py").read_text()
+    torch_requirement = re.search(r'"torch([^"]*)"', source)[1]
+    assert "<" not in torch_requirement and "==" not in torch_requirement, torch_requirement

@@ -610,3 +610,16 @@ def test_gpu_path_training_step_dispatches_fewer_ops_than_openai_gpt():
             model(input_ids=ids, labels=ids).loss.backward()
         counts[name] = counter.count
     assert counts["ours"] <= counts["ref"], counts
+
+
+@pytest.mark.parametrize("use_cache", [False, True, None])
+def test_every_head_accepts_the_keyword_arguments_transformers_heads_accept(use_cache):
+    """TRL's RewardTrainer calls `model(**batch, use_cache=False)`; transformers' heads take these keywords."""
+    from hf_gpt1 import GPT1ForMultipleChoice, GPT1ForSequenceClassification
+
+    ids = torch.tensor([[START, 5, 6, DELIM, 7, EXTRACT], [START, 8, 9, DELIM, 10, EXTRACT]])
+    keywords = {"use_cache": use_cache, "return_dict": True, "output_hidden_states": True}
+    clf = GPT1ForSequenceClassification(tiny_config(num_labels=2)).eval()
+    assert clf(input_ids=ids, labels=torch.tensor([0, 1]), **keywords).logits.shape == (2, 2)
+    choices = GPT1ForMultipleChoice(tiny_config()).eval()
+    assert choices(input_ids=ids[None], labels=torch.tensor([1]), **keywords).logits.shape == (1, 2)

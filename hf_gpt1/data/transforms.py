@@ -460,7 +460,7 @@ def _custom_task(
 
 
 def prepare_dataset(
-    dataset: datasets.Dataset,
+    dataset: datasets.Dataset | datasets.IterableDataset,
     tokenizer: PreTrainedTokenizerBase,
     task: str | TaskSpec,
     *,
@@ -471,8 +471,9 @@ def prepare_dataset(
     drop_unlabeled: bool = False,
     num_proc: int | None = None,
     **collator_kwargs: Any,
-) -> tuple[datasets.Dataset, GPT1Collator]:
-    """Tokenize a dataset for a task and build the matching collator: the one line a Trainer script needs.
+) -> tuple[datasets.Dataset | datasets.IterableDataset, GPT1Collator]:
+    """Tokenize a dataset for a task and build the matching collator: the one line a Trainer script needs. A
+    streamed `IterableDataset` is tokenized as it is read.
 
     ```python
     train, collator = prepare_dataset(load_dataset("nyu-mll/glue", "rte", split="train"), tokenizer, "rte")
@@ -481,7 +482,7 @@ def prepare_dataset(
     ```
 
     Args:
-        dataset (`datasets.Dataset`): Rows with the task's columns (Hub names, or as
+        dataset (`datasets.Dataset` or `datasets.IterableDataset`): Rows with the task's columns (Hub names, or as
             [`~hf_gpt1.data.files.load_glue_tsv`]
             produces them).
         tokenizer (`PreTrainedTokenizerBase`): Tokenizer with GPT-1's special tokens added.
@@ -510,18 +511,25 @@ def prepare_dataset(
         spec = _custom_task(dataset, task, text_columns, choice_columns, label_column or "label", label_names)
     else:
         spec = dataclasses.replace(get_task(task), **{k: v for k, v in overrides.items() if v is not None})
-    keep = {"idx"}
+    # A streamed dataset is tokenized as it is read, in the reading process: no worker processes, no progress bar.
+    streaming = isinstance(dataset, datasets.IterableDataset)
+    if streaming and num_proc not in (None, 1):
+        raise ValueError(
+            "num_proc applies to a datasets.Dataset; a streamed IterableDataset is tokenized as it is read."
+        )
+    options = {} if streaming else {"num_proc": num_proc}
+    columns = dataset.column_names if dataset.column_names is not None else list(next(iter(dataset)))
     tokenized = dataset.map(
         GPT1Preprocessor(tokenizer, spec),
         batched=True,
         with_indices=True,
-        remove_columns=[name for name in dataset.column_names if name not in keep],
-        num_proc=num_proc,
-        desc=f"Tokenizing {spec.name}",
+        remove_columns=[name for name in columns if name != "idx"],
+        **options,
+        **({} if streaming else {"desc": f"Tokenizing {spec.name}"}),
     )
     # Filtered after tokenizing, so that a bad row's error names its row number in the input, not in a filtered copy.
-    if drop_unlabeled and "labels" in tokenized.column_names:
-        tokenized = tokenized.filter(_has_label, input_columns=["labels"], num_proc=num_proc)
+    if drop_unlabeled and spec.label_column in columns:  # the rows have `labels`
+        tokenized = tokenized.filter(_has_label, input_columns=["labels"], **options)
     collator_kwargs.setdefault("num_labels", spec.num_labels)
     collator = collator_for_format(spec.format).from_tokenizer(tokenizer, **collator_kwargs)
     return tokenized, collator

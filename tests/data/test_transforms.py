@@ -314,3 +314,22 @@ def test_preprocessor_is_a_batched_map_function(tokenizer):
     spec = TaskSpec("pairs", "entailment", ("p", "h"), ("no", "yes"))
     out = GPT1Preprocessor(tokenizer, spec)({"p": ["the cat", ""], "h": ["a", "dog"], "label": ["yes", 0]})
     assert out == {"segment_a": [_ids(tokenizer, "the cat"), []], "segment_b": [[2], [4]], "labels": [1, 0]}
+
+
+def test_prepare_dataset_tokenizes_a_streamed_dataset_as_it_is_read():
+    import datasets
+
+    from hf_gpt1 import prepare_dataset, train_gpt1_tokenizer
+    from tests.utils import SENTENCES
+
+    tokenizer = train_gpt1_tokenizer(SENTENCES, vocab_size=120)
+    rows = datasets.Dataset.from_dict(
+        {"sentence1": SENTENCES[:6], "sentence2": SENTENCES[1:7], "label": ["entailment", "not_entailment"] * 3}
+    )
+    in_memory, _ = prepare_dataset(rows, tokenizer, "rte")
+    streamed, collator = prepare_dataset(rows.to_iterable_dataset(), tokenizer, "rte", drop_unlabeled=True)
+    assert isinstance(streamed, datasets.IterableDataset)
+    assert list(streamed) == list(in_memory)
+    assert collator(list(streamed)[:2])["input_ids"].shape[0] == 2
+    with pytest.raises(ValueError, match="num_proc applies to a datasets.Dataset; an IterableDataset"):
+        prepare_dataset(rows.to_iterable_dataset(), tokenizer, "rte", num_proc=2)
