@@ -50,13 +50,19 @@ ALL_ATTENTION_FUNCTIONS = AttentionInterface()
 ALL_ATTENTION_FUNCTIONS["sdpa"] = sdpa_attention_forward
 
 
+def _tracing() -> bool:
+    """Under `torch.compile` or `torch.export` (strict or not): input checks that branch on sizes or values would
+    specialise the graph to the example's shapes, so they are left to eager calls."""
+    return torch.compiler.is_compiling() or torch.compiler.is_exporting()
+
+
 def _require(condition: torch.Tensor, message: str) -> None:
     """Raises `ValueError(message)` where `condition` (a bool tensor) is False, without a device→host sync.
 
     On an accelerator the check is queued with the computation (a failure is a device-side assert); on the CPU it
-    raises at once. Skipped under `torch.compile`, whose graphs the inputs were validated for.
+    raises at once. Skipped while tracing (`_tracing`).
     """
-    if torch.compiler.is_compiling():
+    if _tracing():
         return
     try:
         torch._assert_async(condition.all(), message)
@@ -268,7 +274,7 @@ class GPT1Model(GPT1PreTrainedModel):
             raise ValueError("Pass exactly one of `input_ids` or `inputs_embeds`.")
         input_shape = input_ids.shape if input_ids is not None else inputs_embeds.shape[:-1]
         seq_len = input_shape[-1]
-        if input_shape.numel() == 0:
+        if not _tracing() and input_shape.numel() == 0:
             raise ValueError(
                 f"Got an empty batch of shape {tuple(input_shape)}: give at least one token per sequence."
             )
