@@ -80,9 +80,17 @@ def eager_attention_forward(
     dropout: float = 0.0,
     **kwargs,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Reference attention; `attention_mask` is the additive 4D causal+padding mask from `create_causal_mask`."""
+    """Reference attention. `attention_mask` is the 4D causal+padding mask of `create_causal_mask`: additive (an eager
+    model's), boolean (an SDPA model's, when this call computes attention maps for it), or None where SDPA would rely
+    on causality alone."""
     attn_weights = torch.matmul(query, key.transpose(-1, -2)) * scaling  # (B, nh, T, S)
-    if attention_mask is not None:
+    if attention_mask is None:
+        length, total = query.shape[-2], key.shape[-2]  # the queries are the last `length` of `total` positions
+        causal = torch.ones(length, total, dtype=torch.bool, device=query.device).tril(total - length)
+        attn_weights = attn_weights.masked_fill(~causal, torch.finfo(attn_weights.dtype).min)
+    elif attention_mask.dtype == torch.bool:
+        attn_weights = attn_weights.masked_fill(~attention_mask, torch.finfo(attn_weights.dtype).min)
+    else:
         attn_weights = attn_weights + attention_mask
     # softmax in fp32 so bf16/fp16 runs normalise the same way as fp32 ones
     attn_weights = F.softmax(attn_weights, dim=-1, dtype=torch.float32).to(query.dtype)
@@ -122,9 +130,9 @@ class GPT1Attention(nn.Module):
         if past_key_values is not None:
             key, value = past_key_values.update(key, value, self.layer_idx)  # (B, nh, S, hs), S = past + T
 
-        attention_interface: Callable = ALL_ATTENTION_FUNCTIONS.get_interface(
-            self.config._attn_implementation, eager_attention_forward
-        )
+        # Attention maps asked for: this call computes them (the fused kernels never materialise them).
+        implementation = "eager" if kwargs.get("output_attentions") else self.config._attn_implementation
+        attention_interface: Callable = ALL_ATTENTION_FUNCTIONS.get_interface(implementation, eager_attention_forward)
         attn_output, attn_weights = attention_interface(
             self,
             query,

@@ -623,3 +623,22 @@ def test_every_head_accepts_the_keyword_arguments_transformers_heads_accept(use_
     assert clf(input_ids=ids, labels=torch.tensor([0, 1]), **keywords).logits.shape == (2, 2)
     choices = GPT1ForMultipleChoice(tiny_config()).eval()
     assert choices(input_ids=ids[None], labels=torch.tensor([1]), **keywords).logits.shape == (1, 2)
+
+
+@pytest.mark.parametrize("implementation", ["sdpa", "eager"])
+def test_attention_maps_are_returned_whatever_the_attention_implementation(implementation):
+    """`output_attentions=True`, an interpretability notebook's first step: the default SDPA model gives them too."""
+    from hf_gpt1 import GPT1LMHeadModel
+
+    model = GPT1LMHeadModel(tiny_config()).eval()
+    model.set_attn_implementation(implementation)
+    ids = torch.randint(0, 60, (2, 7))
+    out = model(input_ids=ids, output_attentions=True)
+    assert len(out.attentions) == 2 and out.attentions[0].shape == (2, 4, 7, 7)
+    torch.testing.assert_close(out.attentions[1].sum(-1), torch.ones(2, 4, 7))
+    assert out.attentions[0].triu(1).abs().max() == 0  # causal
+    model.set_attn_implementation("eager")
+    reference = model(input_ids=ids, output_attentions=True)
+    for got, expected in zip(out.attentions, reference.attentions):
+        torch.testing.assert_close(got, expected)
+    torch.testing.assert_close(out.logits, reference.logits, atol=1e-5, rtol=1e-5)
