@@ -373,11 +373,14 @@ class _GPT1WithLMHeadBase(GPT1PreTrainedModel):
         attention_mask: torch.Tensor | None = None,
         reduction: str = "token",
         num_items_in_batch: torch.Tensor | int | None = None,
+        shift_labels: torch.LongTensor | None = None,
     ) -> torch.Tensor:
         """L1: every position predicts the next token's label.
 
-        Targets are `labels[..., 1:]` (unshifted labels, `-100` ignored); with an `attention_mask`, a target also
-        needs a real token before it, so the first token after left padding is never predicted from padding.
+        Targets are `labels[..., 1:]` (unshifted labels, `-100` ignored), or `shift_labels`, already aligned with the
+        positions (transformers' `ForCausalLMLoss` convention: under sequence or context parallelism the labels are
+        shifted before the sequence is sharded, and `labels` are then not used); with an `attention_mask`, a target
+        also needs a real token before it, so the first token after left padding is never predicted from padding.
         `reduction="token"` averages over all targets (or divides by `num_items_in_batch`, Trainer's target count
         over accumulated micro-batches); `"sequence"` averages each sequence's targets and then the sequences (the
         original's auxiliary L1). The softmax runs over the token rows of the tied head; in training with
@@ -387,12 +390,15 @@ class _GPT1WithLMHeadBase(GPT1PreTrainedModel):
         """
         hidden = outputs.last_hidden_state
         seq_len = hidden.shape[-2]
-        hidden = hidden.reshape(-1, seq_len, hidden.shape[-1])[:, :-1]  # (N, T-1, C): position t predicts t+1
-        targets = labels.reshape(-1, seq_len)[:, 1:]  # (N, T-1)
+        hidden = hidden.reshape(-1, seq_len, hidden.shape[-1])  # (N, T, C)
+        if shift_labels is None:
+            hidden, targets = hidden[:, :-1], labels.reshape(-1, seq_len)[:, 1:]  # position t predicts t+1: (N, T-1)
+        else:
+            targets = shift_labels.reshape(-1, seq_len)  # (N, T), aligned with the positions
         valid = targets != IGNORE_INDEX
         if attention_mask is not None:
             mask = attention_mask.reshape(-1, seq_len) != 0
-            valid = valid & mask[:, :-1] & mask[:, 1:]
+            valid = valid & (mask[:, :-1] & mask[:, 1:] if shift_labels is None else mask)
         counts = valid.sum(-1, keepdim=True)  # (N, 1)
         if reduction == "token":
             total = counts.sum().clamp(min=1) if num_items_in_batch is None else num_items_in_batch
@@ -428,6 +434,7 @@ class GPT1LMHeadModel(_GPT1WithLMHeadBase, GenerationMixin):
         use_cache: bool | None = None,
         logits_to_keep: int | torch.Tensor = 0,
         skip_logits: bool | None = None,
+        shift_labels: torch.LongTensor | None = None,
         **kwargs,
     ) -> CausalLMOutputWithPast:
         r"""
@@ -435,6 +442,9 @@ class GPT1LMHeadModel(_GPT1WithLMHeadBase, GenerationMixin):
             labels (`torch.LongTensor` of shape `(batch_size, seq_len)`, *optional*):
                 Targets for L1, unshifted (`labels = input_ids` works; the model shifts them); `-100` is ignored.
                 The loss is the mean over all target tokens, the pre-training objective.
+            shift_labels (`torch.LongTensor` of shape `(batch_size, seq_len)`, *optional*):
+                Targets already aligned with the positions (position t predicts `shift_labels[t]`), as Accelerate and
+                Trainer pass them under sequence or context parallelism; they then replace `labels`.
             logits_to_keep (`int` or `torch.Tensor`, defaults to 0):
                 Compute logits for the last `logits_to_keep` positions only (0 = all), as `generate()` does.
             skip_logits (`bool`, *optional*):
@@ -451,13 +461,16 @@ class GPT1LMHeadModel(_GPT1WithLMHeadBase, GenerationMixin):
             use_cache=use_cache,
             **kwargs,
         )
+        has_targets = labels is not None or shift_labels is not None
         if skip_logits is None:
-            skip_logits = self.training and labels is not None
-        if skip_logits and labels is None:
+            skip_logits = self.training and has_targets
+        if skip_logits and not has_targets:
             raise ValueError("skip_logits=True returns only the loss: pass `labels`.")
         loss = logits = None
-        if labels is not None:  # transformers' convention: `-100` labels, not the attention mask, exclude targets
-            loss = self.language_model_loss(outputs, labels, num_items_in_batch=kwargs.get("num_items_in_batch"))
+        if has_targets:  # transformers' convention: `-100` labels, not the attention mask, exclude targets
+            loss = self.language_model_loss(
+                outputs, labels, num_items_in_batch=kwargs.get("num_items_in_batch"), shift_labels=shift_labels
+            )
         if not skip_logits:
             logits = self.lm_head(slice_logits_to_keep(outputs.last_hidden_state, logits_to_keep))
         return CausalLMOutputWithPast(

@@ -642,3 +642,21 @@ def test_attention_maps_are_returned_whatever_the_attention_implementation(imple
     for got, expected in zip(out.attentions, reference.attentions):
         torch.testing.assert_close(got, expected)
     torch.testing.assert_close(out.logits, reference.logits, atol=1e-5, rtol=1e-5)
+
+
+def test_pre_shifted_labels_are_the_targets_when_given():
+    """Under sequence/context parallelism Accelerate passes `shift_labels` (shifted before sharding): they are the
+    targets, position t predicting `shift_labels[t]`, the semantics of transformers' ForCausalLMLoss."""
+    from hf_gpt1 import GPT1LMHeadModel
+
+    model = GPT1LMHeadModel(tiny_config()).eval()
+    ids = torch.randint(0, 60, (2, 9))
+    shifted = torch.cat([ids[:, 1:], torch.full((2, 1), -100)], dim=1)
+    with torch.no_grad():
+        plain = model(input_ids=ids, labels=ids).loss
+        given = model(input_ids=ids, labels=torch.zeros_like(ids), shift_labels=shifted).loss
+        torch.testing.assert_close(given, plain)  # the same targets, whatever `labels` says
+        logits = model(input_ids=ids).logits
+        other = torch.randint(0, 60, (2, 9))  # every position has a target, the last one too
+        expected = F.cross_entropy(logits.flatten(0, 1), other.flatten())
+        torch.testing.assert_close(model(input_ids=ids, shift_labels=other).loss, expected)
