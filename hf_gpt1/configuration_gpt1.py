@@ -91,6 +91,10 @@ class GPT1Config(PreTrainedConfig):
             The task format a classification model was fine-tuned on (`"classification"`, `"entailment"`,
             `"similarity"`); set by the recipes so that inference refuses a sentence pair given to a single-sentence
             model, and a single sentence given to a pair model.
+        segment_cap (`int`, *optional*):
+            Multiple choice: the per-segment cap (context and each answer) the model was fine-tuned with (the
+            original's Story Cloze rule); the multiple-choice pipeline applies it, so serving truncates as training
+            and the recipe's predictions did.
         finetuned_task (`str`, *optional*):
             The task (an `hf_gpt1.data.tasks` name) the classification or multiple-choice head was fine-tuned on, with
             the labels in `id2label`; set by the recipes, whose prediction-only runs refuse a head fine-tuned for
@@ -147,6 +151,7 @@ class GPT1Config(PreTrainedConfig):
     similarity: bool = False
     input_format: str | None = None
     finetuned_task: str | None = None
+    segment_cap: int | None = None
     start_token_id: int | None = None
     delimiter_token_id: int | None = None
     extract_token_id: int | None = None

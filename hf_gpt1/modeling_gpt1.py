@@ -434,7 +434,6 @@ class GPT1LMHeadModel(_GPT1WithLMHeadBase, GenerationMixin):
         use_cache: bool | None = None,
         logits_to_keep: int | torch.Tensor = 0,
         skip_logits: bool | None = None,
-        shift_labels: torch.LongTensor | None = None,
         **kwargs,
     ) -> CausalLMOutputWithPast:
         r"""
@@ -442,9 +441,11 @@ class GPT1LMHeadModel(_GPT1WithLMHeadBase, GenerationMixin):
             labels (`torch.LongTensor` of shape `(batch_size, seq_len)`, *optional*):
                 Targets for L1, unshifted (`labels = input_ids` works; the model shifts them); `-100` is ignored.
                 The loss is the mean over all target tokens, the pre-training objective.
-            shift_labels (`torch.LongTensor` of shape `(batch_size, seq_len)`, *optional*):
+            shift_labels (`torch.LongTensor` of shape `(batch_size, seq_len)`, *optional*, a keyword argument):
                 Targets already aligned with the positions (position t predicts `shift_labels[t]`), as Accelerate and
-                Trainer pass them under sequence or context parallelism; they then replace `labels`.
+                Trainer pass them under sequence or context parallelism; they then replace `labels`. (Not a named
+                parameter, as in transformers' own heads: Trainer takes every forward parameter named like a label for
+                a label column it must find in each batch.)
             logits_to_keep (`int` or `torch.Tensor`, defaults to 0):
                 Compute logits for the last `logits_to_keep` positions only (0 = all), as `generate()` does.
             skip_logits (`bool`, *optional*):
@@ -452,6 +453,7 @@ class GPT1LMHeadModel(_GPT1WithLMHeadBase, GenerationMixin):
                 with the LM head). Default: skip them in training mode when `labels` are given (eager or compiled
                 alike), as transformers' Liger integration does; pass `False` to get them anyway.
         """
+        shift_labels = kwargs.pop("shift_labels", None)
         outputs: GPT1ModelOutput = self.transformer(
             input_ids,
             attention_mask=attention_mask,

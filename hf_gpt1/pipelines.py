@@ -92,7 +92,8 @@ class GPT1MultipleChoicePipeline(Pipeline):
             Longest sequence; defaults to the smaller of the model's `n_positions` and the tokenizer's
             `model_max_length`. Pass the recipe's `--max_seq_length` to reproduce its evaluation on long inputs.
         segment_cap (`int`, *optional*):
-            Cut the context and each answer to this many tokens first (the recipe's `--segment_cap`).
+            Cut the context and each answer to this many tokens first; default: the cap the model was fine-tuned
+            with (`config.segment_cap`, which the recipes save: `--segment_cap`, or the Story Cloze protocol's).
         function_to_apply (`str`, *optional*, defaults to `"softmax"`):
             `"softmax"` gives probabilities over the answers; `"none"` gives the raw logits the recipe's accuracy is
             computed from (the argmax is the same).
@@ -161,6 +162,8 @@ class GPT1MultipleChoicePipeline(Pipeline):
         max_length = limit if max_length is None else max_length
         if max_length > config.n_positions:
             raise ValueError(f"max_length={max_length} exceeds the model's n_positions={config.n_positions}.")
+        if segment_cap is None:  # the cap the model was fine-tuned with (the recipes save it), if any
+            segment_cap = getattr(config, "segment_cap", None)
         # Segments are tokenized as the fine-tuning preprocessor does: no special tokens, and a literal
         # "_classify_" in the text stays text instead of becoming a second extract token.
         encode = {"add_special_tokens": False, "split_special_tokens": True, "verbose": False}

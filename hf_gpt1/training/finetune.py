@@ -84,8 +84,11 @@ def run_finetuning(
         check_model_path(model_args.tokenizer_name_or_path, "--tokenizer_name_or_path")
     tokenizer = load_gpt1_tokenizer(model_args.tokenizer_name_or_path or model_args.model_name_or_path)
     model = build_model(spec, model_args, tokenizer, predict_only=not args.do_train)
-    max_length, segment_cap = _lengths(data_args, model.config.n_positions)
+    max_length, segment_cap = _lengths(data_args, model.config, predict_only=not args.do_train)
+    # the truncation the run uses travels with the model, so that pipelines serve inputs as the run saw them
     tokenizer.model_max_length = max_length
+    if spec.format == "multiple_choice":
+        model.config.segment_cap = segment_cap
 
     # tokenized once (the main process first; the others read its cache)
     processed = {}
@@ -299,8 +302,10 @@ def _load_splits(
     return raw, sources
 
 
-def _lengths(data_args: DataArguments, n_positions: int) -> tuple[int, int | None]:
-    """The longest input (`--max_seq_length`, at most the model's learned positions) and the per-segment cap."""
+def _lengths(data_args: DataArguments, config: Any, predict_only: bool) -> tuple[int, int | None]:
+    """The longest input (`--max_seq_length`, at most the model's learned positions) and the per-segment cap: the
+    flag's, the Story Cloze protocol's, or (predicting) the one the model was fine-tuned with."""
+    n_positions = config.n_positions
     max_length = n_positions if data_args.max_seq_length is None else data_args.max_seq_length
     if max_length > n_positions:
         raise ValueError(
@@ -310,6 +315,8 @@ def _lengths(data_args: DataArguments, n_positions: int) -> tuple[int, int | Non
     segment_cap = data_args.segment_cap
     if segment_cap is None and data_args.story_cloze_protocol:
         segment_cap = story_cloze_segment_cap(max_length)  # the original's rule: n_ctx // 2 - 2 per segment
+    if segment_cap is None and predict_only:
+        segment_cap = getattr(config, "segment_cap", None)
     return max_length, segment_cap
 
 

@@ -364,11 +364,14 @@ def test_story_cloze_protocol_reports_test_accuracy_from_the_best_checkpoint(tin
     # the saved model is the best checkpoint's, and the predictions are its
     best_weights, final = load_file(Path(best) / "model.safetensors"), load_file(out / "model.safetensors")
     assert all(torch.equal(best_weights[name], final[name]) for name in final)
+    # the protocol's per-segment cap (n_ctx // 2 - 2) travels with the model: pipeline() predicts every row as the
+    # recipe did, without being told the cap
+    assert json.loads((out / "config.json").read_text())["segment_cap"] == 30
     chooser = pipeline("multiple-choice", model=str(out))
-    for row, p in zip(rows[:5], predicted[:5]):
+    for row, p in zip(rows, predicted):
         context = " ".join(row[f"InputSentence{i}"] for i in range(1, 5))
         answers = [row["RandomFifthSentenceQuiz1"], row["RandomFifthSentenceQuiz2"]]
-        scores = [d["score"] for d in chooser(context, answers=answers, segment_cap=30)]
+        scores = [d["score"] for d in chooser(context, answers=answers)]
         assert str(scores.index(max(scores)) + 1) == p
 
 

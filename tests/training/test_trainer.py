@@ -347,3 +347,14 @@ def test_a_plain_save_total_limit_is_refused(tmp_path):
     args = TrainingArguments(output_dir=str(tmp_path), save_total_limit=2, report_to=[], use_cpu=True)
     with pytest.raises(ValueError, match="RecipeTrainingArguments"):
         GPT1Trainer(model=GPT1LMHeadModel(tiny_config()), args=args)
+
+
+def test_trainer_finds_one_label_column_per_model():
+    """Trainer takes every forward parameter named like a label for a column each batch must carry: an extra one
+    (a named `shift_labels`) would make every evaluation loss-less."""
+    from transformers.utils import find_labels
+
+    from hf_gpt1 import GPT1ForMultipleChoice
+
+    for model_class in (GPT1LMHeadModel, GPT1ForSequenceClassification, GPT1ForMultipleChoice):
+        assert find_labels(model_class) == ["labels"], model_class.__name__
