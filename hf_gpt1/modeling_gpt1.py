@@ -532,6 +532,19 @@ class _GPT1FineTuningBase(_GPT1WithLMHeadBase):
         self.clf_dropout = config.clf_pdrop
         self.score = nn.Linear(config.n_embd, num_outputs)
 
+    @staticmethod
+    def _right_aligned(attention_mask: torch.Tensor | None, *tensors: torch.Tensor | None) -> tuple:
+        """Left-padded sequences (TRL and many decoder clients pad on the left) rotated so that their padding comes
+        last: each then starts at position 0 and attends to no padding, exactly as unpadded, while the decoder keeps
+        its unmasked causal path. Returns the mask and `tensors` (ids, positions, labels: `(..., T)` or None),
+        rotated alike; right-padded sequences are unchanged (a rotation by 0, without a sync)."""
+        if attention_mask is None:
+            return (attention_mask, *tensors)
+        leading = (attention_mask == 0).int().cumprod(-1).sum(-1, keepdim=True)  # (..., 1): pads before the text
+        length = attention_mask.shape[-1]
+        index = (torch.arange(length, device=attention_mask.device) + leading) % length  # (..., T)
+        return tuple(None if t is None else t.gather(-1, index) for t in (attention_mask, *tensors))
+
     def _decode_and_pool(
         self, input_ids: torch.LongTensor, position_ids: torch.LongTensor | None, **kwargs
     ) -> tuple[GPT1ModelOutput, torch.Tensor]:
@@ -656,6 +669,9 @@ class GPT1ForSequenceClassification(_GPT1FineTuningBase):
         """
         if input_ids is None:
             raise ValueError("GPT1ForSequenceClassification needs `input_ids`: the pooling position is found in them.")
+        attention_mask, input_ids, position_ids, lm_labels = self._right_aligned(
+            attention_mask, input_ids, position_ids, lm_labels
+        )
         self._check_input_format(input_ids)
         if self.config.similarity and input_ids.ndim == 2:
             input_ids, attention_mask, lm_labels = self._both_orderings(input_ids, attention_mask, lm_labels)
@@ -767,6 +783,9 @@ class GPT1ForMultipleChoice(_GPT1FineTuningBase):
             raise ValueError(
                 f"GPT1ForMultipleChoice expects input_ids of shape (batch, num_choices, seq), got {shape}."
             )
+        attention_mask, input_ids, position_ids, lm_labels = self._right_aligned(
+            attention_mask, input_ids, position_ids, lm_labels
+        )
         outputs, pooled = self._decode_and_pool(input_ids, position_ids, **kwargs)  # pooled: (B, K, C)
         if self.training and self.clf_dropout > 0:
             # One dropout mask per example, broadcast over its choices (noise shape (B, 1, C) in the original).

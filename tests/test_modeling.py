@@ -660,3 +660,35 @@ def test_pre_shifted_labels_are_the_targets_when_given():
         other = torch.randint(0, 60, (2, 9))  # every position has a target, the last one too
         expected = F.cross_entropy(logits.flatten(0, 1), other.flatten())
         torch.testing.assert_close(model(input_ids=ids, shift_labels=other).loss, expected)
+
+
+@pytest.mark.parametrize("head", ["classification", "similarity", "multiple_choice"])
+def test_any_padding_side_gives_the_logits_of_no_padding(head):
+    """TRL and many decoder clients pad on the left: the logits must not depend on where the padding is."""
+    from hf_gpt1 import GPT1ForMultipleChoice, GPT1ForSequenceClassification
+
+    rows = [[START, 5, 6, DELIM, 7, EXTRACT], [START, 8, DELIM, 9, 10, 11, 12, EXTRACT]]
+    if head == "multiple_choice":
+        model = GPT1ForMultipleChoice(tiny_config()).eval()
+    else:
+        model = GPT1ForSequenceClassification(tiny_config(num_labels=2, similarity=head == "similarity")).eval()
+
+    def batch(side: str):
+        width = max(map(len, rows))
+        ids = torch.full((len(rows), width), PAD)
+        mask = torch.zeros_like(ids)
+        for i, row in enumerate(rows):
+            span = slice(0, len(row)) if side == "right" else slice(width - len(row), width)
+            ids[i, span], mask[i, span] = torch.tensor(row), 1
+        if head == "multiple_choice":  # one example, the two rows as its choices
+            return ids[None], mask[None]
+        return ids, mask
+
+    with torch.no_grad():
+        if head == "multiple_choice":
+            alone = torch.stack([model(input_ids=torch.tensor([[row]])).logits[0, 0] for row in rows])[None]
+        else:
+            alone = torch.cat([model(input_ids=torch.tensor([row])).logits for row in rows])
+        for side in ("right", "left"):
+            ids, mask = batch(side)
+            torch.testing.assert_close(model(input_ids=ids, attention_mask=mask).logits, alone, atol=1e-5, rtol=1e-4)
