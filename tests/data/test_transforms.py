@@ -331,5 +331,8 @@ def test_prepare_dataset_tokenizes_a_streamed_dataset_as_it_is_read():
     assert isinstance(streamed, datasets.IterableDataset)
     assert list(streamed) == list(in_memory)
     assert collator(list(streamed)[:2])["input_ids"].shape[0] == 2
-    with pytest.raises(ValueError, match="num_proc applies to a datasets.Dataset; a streamed IterableDataset is tokenized as it is read"):
+    with pytest.raises(
+        ValueError,
+        match="num_proc applies to a datasets.Dataset; a streamed IterableDataset is tokenized as it is read",
+    ):
         prepare_dataset(rows.to_iterable_dataset(), tokenizer, "rte", num_proc=2)
