@@ -291,11 +291,20 @@ class GPT1Model(GPT1PreTrainedModel):
 
         # Training never reuses keys and values: a cache there would only copy every layer's K/V and keep them alive.
         use_cache = use_cache and not self.training
+        given_cache = past_key_values  # a cache created here is empty: the mask needs no past (and packing is seen)
         if use_cache and past_key_values is None:
             past_key_values = DynamicCache(config=self.config)
         past_length = past_key_values.get_seq_length() if past_key_values is not None else 0
         # A static cache counts its length on the device: no check here (generate() checked the length it asked for).
-        if isinstance(past_length, int) and past_length + seq_len > self.config.n_positions:
+        # Positions given by the caller may restart inside a row (packed, padding-free batches): those are checked,
+        # not the row's length.
+        if position_ids is not None:
+            _require(
+                (position_ids >= 0) & (position_ids < self.config.n_positions),
+                f"position_ids must be in [0, {self.config.n_positions}), the learned positions: pack sequences of at "
+                f"most {self.config.n_positions} tokens, each with positions restarting at 0.",
+            )
+        elif isinstance(past_length, int) and past_length + seq_len > self.config.n_positions:
             advice = (
                 f"ask for at most {self.config.n_positions - past_length} new tokens or shorten the prompt"
                 if past_length
@@ -334,7 +343,7 @@ class GPT1Model(GPT1PreTrainedModel):
             config=self.config,
             inputs_embeds=inputs_embeds,
             attention_mask=attention_mask,
-            past_key_values=past_key_values,
+            past_key_values=given_cache,
             position_ids=mask_position_ids,
         )
         for block in self.h:

@@ -544,7 +544,9 @@ def add_gpt1_special_tokens(tokenizer: PreTrainedTokenizerFast, model: Any | Non
     Adds the GPT-1 special tokens and input formats to a tokenizer (and, optionally, to a model).
 
     Adds `_start_`, `_delimiter_`, `_classify_` (the paper's start, delimiter and extract tokens) then `<pad>`, in
-    this order, after the existing vocabulary; sets `tokenizer.pad_token`; records them as named special tokens
+    this order, after the existing vocabulary; sets `tokenizer.pad_token`, and `bos_token` / `eos_token` to `_start_` /
+    `_classify_` (GPT-1's sequences begin and end with them; it has no other document boundary); records them as
+    named special tokens
     (`tokenizer.start_token`, `tokenizer.delimiter_token`, `tokenizer.extract_token` and their `*_id`, saved by
     `save_pretrained`); and installs a post-processor so that `tokenizer(text)` gives `_start_ text _classify_` and
     `tokenizer(a, b)` gives `_start_ a _delimiter_ b _classify_`. With `add_special_tokens=False` the raw ids are
@@ -555,8 +557,9 @@ def add_gpt1_special_tokens(tokenizer: PreTrainedTokenizerFast, model: Any | Non
         model ([`PreTrainedModel`], *optional*):
             if given, its token embeddings are resized to `len(tokenizer)`; the new rows are drawn from
             N(0, `config.initializer_range`) as in the original (not 🤗's mean of the old rows), the LM head stays
-            tied, and `start_token_id`, `delimiter_token_id`, `extract_token_id` and `pad_token_id` are written to
-            `model.config`. A tokenizer without a length limit gets the model's `n_positions` as `model_max_length`.
+            tied, and `start_token_id`, `delimiter_token_id`, `extract_token_id`, `pad_token_id`, `bos_token_id`
+            and `eos_token_id` are written to `model.config` (and its generation config). A tokenizer without a length
+            limit gets the model's `n_positions` as `model_max_length`.
 
     Returns:
         `dict[str, int]`: `{"start": id, "delimiter": id, "extract": id, "pad": id}`.
@@ -572,6 +575,9 @@ def add_gpt1_special_tokens(tokenizer: PreTrainedTokenizerFast, model: Any | Non
     ids = {name: tokenizer.convert_tokens_to_ids(token) for name, token in GPT1_SPECIAL_TOKENS.items()}
     named = {f"{name}_token": token for name, token in GPT1_SPECIAL_TOKENS.items() if name != "pad"}
     tokenizer.pad_token = GPT1_SPECIAL_TOKENS["pad"]
+    # GPT-1 has no document separator: its sequences run `_start_ … _classify_`, so those are the beginning and end
+    # tokens that clients (lm-eval, TRL, generate()) ask a tokenizer for. No new rows: the ids stay the paper's.
+    tokenizer.bos_token, tokenizer.eos_token = GPT1_SPECIAL_TOKENS["start"], GPT1_SPECIAL_TOKENS["extract"]
     extra = [t for t in tokenizer.extra_special_tokens if str(t) not in named.values()]
     tokenizer.add_special_tokens({"extra_special_tokens": extra + list(named.values())})
     # named special tokens (`tokenizer.start_token`, `tokenizer.start_token_id`, ...); `*_token` entries of the saved
@@ -594,6 +600,11 @@ def add_gpt1_special_tokens(tokenizer: PreTrainedTokenizerFast, model: Any | Non
         _resize_model_embeddings(model, len(tokenizer))
         for name, token_id in ids.items():
             setattr(model.config, f"{name}_token_id", token_id)
+        model.config.bos_token_id, model.config.eos_token_id = ids["start"], ids["extract"]
+        generation = getattr(model, "generation_config", None)
+        if generation is not None:  # generate() stops at the end token, pads with <pad>
+            generation.bos_token_id, generation.eos_token_id = ids["start"], ids["extract"]
+            generation.pad_token_id = ids["pad"]
         if tokenizer.model_max_length >= NO_LENGTH_LIMIT:
             tokenizer.model_max_length = model.config.n_positions
     return ids

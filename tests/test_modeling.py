@@ -692,3 +692,26 @@ def test_any_padding_side_gives_the_logits_of_no_padding(head):
         for side in ("right", "left"):
             ids, mask = batch(side)
             torch.testing.assert_close(model(input_ids=ids, attention_mask=mask).logits, alone, atol=1e-5, rtol=1e-4)
+
+
+def test_a_packed_row_gives_the_losses_of_its_sequences_run_apart():
+    """TRL's padding-free packing: sequences joined in one row longer than n_positions, positions restarting at each
+    one, the first token of each not a target. Attention stays within each sequence, and so do the losses."""
+    from hf_gpt1 import GPT1LMHeadModel
+
+    model = GPT1LMHeadModel(tiny_config()).eval()  # n_positions 32
+    sequences = [torch.randint(0, 60, (length,)) for length in (20, 32, 9)]  # 61 tokens in one row
+    ids = torch.cat(sequences)[None]
+    positions = torch.cat([torch.arange(len(s)) for s in sequences])[None]
+    labels = ids.clone()
+    starts = torch.tensor([0, 20, 52])
+    labels[0, starts] = -100  # nothing predicts a sequence's first token from the one before it
+    with torch.no_grad():
+        packed = model(input_ids=ids, position_ids=positions, labels=labels)
+        apart = [model(input_ids=s[None], labels=s[None]) for s in sequences]
+    token_losses = sum(out.loss * (len(s) - 1) for out, s in zip(apart, sequences))
+    torch.testing.assert_close(packed.loss, token_losses / sum(len(s) - 1 for s in sequences), atol=1e-4, rtol=1e-4)
+    for out, s, start in zip(apart, sequences, starts):
+        torch.testing.assert_close(packed.logits[0, start : start + len(s)], out.logits[0], atol=1e-5, rtol=1e-4)
+    with pytest.raises(ValueError, match="position_ids must be in"):
+        model(input_ids=ids[:, :33], position_ids=torch.arange(33)[None])
