@@ -1,7 +1,8 @@
 """hf_gpt1: GPT-1 (Radford et al. 2018) as a first-class Hugging Face transformers model.
 
-Importing the package registers the `gpt1` model type with transformers' Auto classes (config, models, tokenizer) and
-the `"multiple-choice"` pipeline. Everything else (datasets-based data and collators, training) is imported on first
+Importing the package registers the `gpt1` model type with transformers' Auto classes (config, models, tokenizer),
+the `"multiple-choice"` pipeline and PEFT's default LoRA targets (without importing PEFT). Everything else
+(datasets-based data and collators, training) is imported on first
 use, so `import hf_gpt1` costs little more than `import torch, transformers`.
 """
 
@@ -36,6 +37,7 @@ from .tokenization_gpt1 import (
     original_tokenizer,
     train_gpt1_tokenizer,
 )
+from .tools.peft_targets import register as register_peft_targets
 
 AutoConfig.register(GPT1Config.model_type, GPT1Config, exist_ok=True)
 AutoTokenizer.register(GPT1Config, fast_tokenizer_class=GPT1Tokenizer, exist_ok=True)
@@ -51,6 +53,7 @@ for _auto, _model in (
 GPT1Config.register_for_auto_class()
 GPT1Tokenizer.register_for_auto_class("AutoTokenizer")
 register_pipelines()  # pipeline("multiple-choice", model=...)
+register_peft_targets()  # get_peft_model(model, LoraConfig()) without target_modules
 
 __version__ = "0.2.0"
 
