@@ -78,7 +78,7 @@ def run_finetuning(
     eval_names = _eval_split_names(raw)
     _plan_best_checkpoint(args, spec, eval_names)
 
-    # model and tokenizer; the length the model is fine-tuned with travels with its tokenizer to the pipelines
+    # model and tokenizer
     check_model_path(model_args.model_name_or_path)
     if model_args.tokenizer_name_or_path:
         check_model_path(model_args.tokenizer_name_or_path, "--tokenizer_name_or_path")
