@@ -54,14 +54,13 @@ csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
 def _read_text(path: Path, flag: str) -> str:
     data = path.read_bytes()
     try:
-        text = data.decode("utf-8-sig")  # a UTF-8 BOM (MRPC's files have one) is not part of the first column's name
+        return data.decode("utf-8-sig")  # a UTF-8 BOM (MRPC's files have one) is not part of the first column's name
     except UnicodeDecodeError as err:
         line = data[: err.start].count(b"\n") + 1
         raise ValueError(
             f"{flag} {path}:{line} is not UTF-8 text (byte {data[err.start]:#x}); re-save the file as UTF-8, e.g. "
             f"iconv -f latin1 -t utf-8 {path.name} > fixed.{path.suffix.lstrip('.')}."
         ) from None
-    return text
 
 
 def _read_rows_text(path: Path, flag: str) -> str:
@@ -277,15 +276,16 @@ def load_glue_tsv(
 
 def glue_file(data_dir: str | Path, layout: GlueTsvLayout, split: str) -> Path:
     """The path of `split`'s file under `data_dir`, the GLUE root or the task's own folder."""
-    root = Path(data_dir)
-    return (root if root.name == layout.folder else root / layout.folder) / layout.files[split]
+    return _layout_folder(Path(data_dir), layout) / layout.files[split]
 
 
 def task_folder(data_dir: str | Path, task: TaskSpec) -> Path:
     """The folder of `task`'s files under `data_dir` (the GLUE root or the task's folder; any folder otherwise)."""
-    root = Path(data_dir)
-    layout = task.glue_tsv
-    return root if layout is None or root.name == layout.folder else root / layout.folder
+    return Path(data_dir) if task.glue_tsv is None else _layout_folder(Path(data_dir), task.glue_tsv)
+
+
+def _layout_folder(root: Path, layout: GlueTsvLayout) -> Path:
+    return root if root.name == layout.folder else root / layout.folder
 
 
 def _resolve_split(layout: GlueTsvLayout, split: str, task: str) -> str:

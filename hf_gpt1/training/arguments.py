@@ -31,6 +31,7 @@ __all__ = [
     "RecipeTrainingArguments",
     "MODEL_DTYPES",
     "check_config_fields",
+    "new_model_dtype",
     "check_finite_floats",
     "check_planned_steps",
 ]
@@ -51,6 +52,11 @@ MODEL_DTYPE_HELP = (
 )
 MODEL_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16, "auto": "auto"}
 """`--model_dtype` values and what `from_pretrained(dtype=...)` gets."""
+
+
+def new_model_dtype(name: str) -> torch.dtype:
+    """The dtype of a model built from random weights for `--model_dtype name` ("auto": no checkpoint, so fp32)."""
+    return torch.float32 if name == "auto" else MODEL_DTYPES[name]
 
 
 def check_model_dtype(name: str) -> None:

@@ -32,7 +32,14 @@ from ..data.transforms import prepare_dataset
 from ..formats import SPECIAL_TOKENS_PER_SEQUENCE, story_cloze_segment_cap
 from ..modeling_gpt1 import GPT1ForMultipleChoice, GPT1ForSequenceClassification, GPT1PreTrainedModel
 from ..tokenization_gpt1 import add_gpt1_special_tokens, load_gpt1_tokenizer
-from .arguments import MODEL_DTYPES, DataArguments, GPT1TrainingArguments, ModelArguments, check_planned_steps
+from .arguments import (
+    MODEL_DTYPES,
+    DataArguments,
+    GPT1TrainingArguments,
+    ModelArguments,
+    check_planned_steps,
+    new_model_dtype,
+)
 from .checkpoints import check_model_path, load_checkpoint, load_config, resume_checkpoint
 from .memory import apply_memory_arguments
 from .output_dir import check_output_dir, claimed, run_identity
@@ -193,9 +200,9 @@ def build_model(
         overrides["finetuned_task"] = spec.name
     if model_args.from_scratch:
         check_model_path(model_args.model_name_or_path)
-        dtype = overrides.pop("dtype")
+        overrides.pop("dtype")
         config = load_config(head.config_class, model_args.model_name_or_path, **overrides)
-        model = head(config).to(dtype if dtype != "auto" else torch.float32)
+        model = head(config).to(new_model_dtype(model_args.model_dtype))
     else:
         if checked:
             _check_head(spec, load_config(head.config_class, model_args.model_name_or_path), model_args)

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import datasets
-import torch
 from transformers import default_data_collator, set_seed
 
 from ..configuration_gpt1 import GPT1Config
@@ -33,6 +32,7 @@ from .arguments import (
     PretrainModelArguments,
     PretrainTrainingArguments,
     check_planned_steps,
+    new_model_dtype,
 )
 from .checkpoints import check_model_path, last_complete_checkpoint, load_checkpoint, resume_checkpoint
 from .memory import apply_memory_arguments
@@ -223,7 +223,6 @@ def _model(model_args: PretrainModelArguments, tokenizer) -> GPT1LMHeadModel:
             extract_token_id=ids["extract"],
             pad_token_id=ids["pad"],
         )
-        dtype = MODEL_DTYPES[model_args.model_dtype]
-        model = GPT1LMHeadModel(config).to(torch.float32 if dtype == "auto" else dtype)
+        model = GPT1LMHeadModel(config).to(new_model_dtype(model_args.model_dtype))
     model.set_attn_implementation(model_args.attn_implementation)
     return model
