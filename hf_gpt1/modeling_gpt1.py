@@ -9,8 +9,6 @@ Faster kernels for the CPU live in `kernels.py`, GPT-1's input formats and speci
 `torch._assert_async` (on the CPU they raise at once, as a `ValueError` naming the fix).
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -25,8 +23,9 @@ from transformers.masking_utils import create_causal_mask
 from transformers.modeling_layers import GradientCheckpointingLayer
 from transformers.modeling_outputs import BaseModelOutputWithPast, CausalLMOutputWithPast
 from transformers.modeling_utils import AttentionInterface, PreTrainedModel, slice_logits_to_keep
+from transformers.processing_utils import Unpack
 from transformers.pytorch_utils import Conv1D
-from transformers.utils import ModelOutput, can_return_tuple
+from transformers.utils import ModelOutput, TransformersKwargs, can_return_tuple
 from transformers.utils.generic import merge_with_config_defaults
 from transformers.utils.output_capturing import OutputRecorder, capture_outputs
 
@@ -263,7 +262,7 @@ class GPT1Model(GPT1PreTrainedModel):
         position_ids: torch.LongTensor | None = None,
         inputs_embeds: torch.Tensor | None = None,
         use_cache: bool | None = None,
-        **kwargs,
+        **kwargs: Unpack[TransformersKwargs],
     ) -> GPT1ModelOutput:
         r"""
         Args:
@@ -360,12 +359,12 @@ class _GPT1WithLMHeadBase(GPT1PreTrainedModel):
     """Not a head: the base of every class that owns the decoder and the tied LM head, and so computes L1."""
 
     _tied_weights_keys = {"lm_head.weight": "transformer.tokens_embed.weight"}
-    # The tied head is stored once, as the token embedding: Trainer, resuming or loading the best checkpoint, then
-    # re-ties it instead of reporting it missing.
-    _keys_to_ignore_on_save = ["lm_head.weight"]
 
     def __init__(self, config: GPT1Config):
         super().__init__(config)
+        # A tied head is stored once, as the token embedding: Trainer, resuming or loading the best checkpoint, then
+        # re-ties it instead of reporting it missing. An untied head is a weight of its own and is saved.
+        self._keys_to_ignore_on_save = ["lm_head.weight"] if config.tie_word_embeddings else None
         self.transformer = GPT1Model(config)
         self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
 
@@ -443,7 +442,7 @@ class GPT1LMHeadModel(_GPT1WithLMHeadBase, GenerationMixin):
         use_cache: bool | None = None,
         logits_to_keep: int | torch.Tensor = 0,
         skip_logits: bool | None = None,
-        **kwargs,
+        **kwargs: Unpack[TransformersKwargs],
     ) -> CausalLMOutputWithPast:
         r"""
         Args:
@@ -663,7 +662,7 @@ class GPT1ForSequenceClassification(_GPT1FineTuningBase):
         position_ids: torch.LongTensor | None = None,
         labels: torch.Tensor | None = None,
         lm_labels: torch.LongTensor | None = None,
-        **kwargs,
+        **kwargs: Unpack[TransformersKwargs],
     ) -> GPT1ClassifierOutput:
         r"""
         Args:
@@ -777,7 +776,7 @@ class GPT1ForMultipleChoice(_GPT1FineTuningBase):
         position_ids: torch.LongTensor | None = None,
         labels: torch.LongTensor | None = None,
         lm_labels: torch.LongTensor | None = None,
-        **kwargs,
+        **kwargs: Unpack[TransformersKwargs],
     ) -> GPT1ClassifierOutput:
         r"""
         Args:

@@ -10,6 +10,7 @@ for _var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "HF_EVALUATE_OFFLINE", "TR
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import json  # noqa: E402
+import re  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
@@ -25,6 +26,10 @@ def _seed():
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: long-running test, excluded from the CI fast suite (-m 'not slow')")
+    # marks of transformers' borrowed common tests (tests/test_transformers_common.py)
+    borrowed = ("accelerate_tests", "flash_attn_test", "flash_attn_3_test", "flash_attn_4_test", "torch_compile_test")
+    for mark in borrowed:
+        config.addinivalue_line("markers", f"{mark}: a transformers common-test mark")
 
 
 @pytest.fixture(scope="session")
@@ -114,3 +119,21 @@ def restore_determinism():
     before = torch.are_deterministic_algorithms_enabled()
     yield
     torch.use_deterministic_algorithms(before)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """In a module declaring SKIP_REASONS (regex of a borrowed test's skip message → the GPT-1 reason), each skip is
+    reported with its GPT-1 reason, and a skip without one fails."""
+    outcome = yield
+    report = outcome.get_result()
+    reasons = getattr(item.module, "SKIP_REASONS", None)
+    if reasons is None or not report.skipped or not isinstance(report.longrepr, tuple):
+        return
+    path, line, message = report.longrepr
+    why = next((why for pattern, why in reasons.items() if re.search(pattern, message)), None)
+    if why is None:
+        report.outcome = "failed"
+        report.longrepr = f"{item.name} was skipped ({message!r}) with no GPT-1 reason in SKIP_REASONS: state one."
+    else:
+        report.longrepr = (path, line, f"GPT-1: {why} [{message}]")

@@ -301,6 +301,16 @@ def test_save_load_keeps_ties_and_outputs(tmp_path):
     assert type(AutoConfig.from_pretrained(tmp_path)) is GPT1Config
 
 
+def test_untied_head_is_saved_and_reloaded(tmp_path):
+    # Only a tied head is left out of the saved weights (it is the token embedding); an untied one is a weight.
+    model = GPT1LMHeadModel(tiny_config(tie_word_embeddings=False))
+    model.save_pretrained(tmp_path)
+    loaded, info = GPT1LMHeadModel.from_pretrained(tmp_path, output_loading_info=True)
+    assert info["missing_keys"] == set()
+    assert torch.equal(loaded.lm_head.weight, model.lm_head.weight)
+    assert not torch.equal(loaded.lm_head.weight, loaded.transformer.tokens_embed.weight)
+
+
 def test_trust_remote_code_without_hf_gpt1(tmp_path):
     for cls, auto in (
         (GPT1LMHeadModel, "AutoModelForCausalLM"),
