@@ -548,9 +548,12 @@ class _GPT1FineTuningBase(_GPT1WithLMHeadBase):
         rotated alike; right-padded sequences are unchanged (a rotation by 0, without a sync)."""
         if attention_mask is None:
             return (attention_mask, *tensors)
-        leading = (attention_mask == 0).int().cumprod(-1).sum(-1, keepdim=True)  # (..., 1): pads before the text
+        # (..., 1): pads before the text, the index of the first real token (argmax returns the first maximum; an
+        # all-padding row gives 0). argmax, not a cumulative product, so that both ONNX exporters can take it.
+        leading = (attention_mask != 0).int().argmax(-1, keepdim=True)
         length = attention_mask.shape[-1]
-        index = (torch.arange(length, device=attention_mask.device) + leading) % length  # (..., T)
+        index = torch.arange(length, device=attention_mask.device) + leading  # (..., T)
+        index = torch.where(index >= length, index - length, index)  # wrap around (no modulo: ONNX export takes it)
         return tuple(None if t is None else t.gather(-1, index) for t in (attention_mask, *tensors))
 
     def _decode_and_pool(
