@@ -4,11 +4,15 @@ big-model loading. Each runs the client's own code unchanged."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import datasets
 import pytest
 import torch
+from transformers import AutoTokenizer
 
 from hf_gpt1 import GPT1ForSequenceClassification, GPT1LMHeadModel, add_gpt1_special_tokens, train_gpt1_tokenizer
 from tests.utils import SENTENCES, tiny_config_for
@@ -34,6 +38,15 @@ def lm_dir(tmp_path_factory) -> Path:
     return folder
 
 
+def continuation_logprob(model, tokenizer, context: str, continuation: str) -> float:
+    """log p(continuation | context) computed by hand: what lm-eval's loglikelihood must return."""
+    ctx = tokenizer(context, add_special_tokens=False)["input_ids"]
+    cont = tokenizer(continuation, add_special_tokens=False)["input_ids"]
+    with torch.no_grad():
+        logprobs = model(input_ids=torch.tensor([ctx + cont])).logits.log_softmax(-1)[0]
+    return sum(logprobs[len(ctx) - 1 + i, token].item() for i, token in enumerate(cont))
+
+
 def test_lm_eval_hf_backend_loglikelihood_and_generate_until(lm_dir):
     _client("lm_eval")
     from lm_eval.api.instance import Instance
@@ -47,12 +60,7 @@ def test_lm_eval_hf_backend_loglikelihood_and_generate_until(lm_dir):
             Instance(request_type="loglikelihood", doc={}, arguments=("", "a man is playing"), idx=1),
         ]
     )
-    model, tokenizer = GPT1LMHeadModel.from_pretrained(lm_dir).eval(), lm.tokenizer
-    ctx = tokenizer(context, add_special_tokens=False)["input_ids"]
-    cont = tokenizer(continuation, add_special_tokens=False)["input_ids"]
-    with torch.no_grad():
-        logprobs = model(input_ids=torch.tensor([ctx + cont])).logits.log_softmax(-1)[0]
-    by_hand = sum(logprobs[len(ctx) - 1 + i, token].item() for i, token in enumerate(cont))
+    by_hand = continuation_logprob(GPT1LMHeadModel.from_pretrained(lm_dir).eval(), lm.tokenizer, context, continuation)
     assert score == pytest.approx(by_hand, abs=1e-4) and isinstance(greedy, bool)
     assert empty_score < 0  # an empty context is conditioned on the bos token, `_start_`
     (generated,) = lm.generate_until(
@@ -147,3 +155,83 @@ def test_accelerate_empty_weights_and_checkpoint_dispatch(lm_dir):
     ids = torch.randint(0, 100, (2, 9))
     with torch.no_grad():
         torch.testing.assert_close(dispatched.eval()(input_ids=ids).logits, reference(input_ids=ids).logits)
+
+
+MC_DOCS = [
+    {"context": "the dog chased", "choices": [" the cat", " a book", " the rain"], "label": 0},
+    {"context": "children are reading", "choices": [" the city", " books at the library", " cold"], "label": 1},
+    {"context": "the weather today is", "choices": [" cold and rainy", " a man", " playing"], "label": 0},
+    {"context": "a man is", "choices": [" books", " playing", " the weather"], "label": 1},
+]
+LOCAL_TASKS = """
+task: gpt1_local_mc
+dataset_path: json
+dataset_kwargs:
+  data_files:
+    test: {data}
+test_split: test
+output_type: multiple_choice
+doc_to_text: "{{{{context}}}}"
+doc_to_choice: "{{{{choices}}}}"
+doc_to_target: "{{{{label}}}}"
+metric_list:
+  - metric: acc
+---
+task: gpt1_local_generate
+dataset_path: json
+dataset_kwargs:
+  data_files:
+    test: {data}
+test_split: test
+output_type: generate_until
+doc_to_text: "{{{{context}}}}"
+doc_to_target: "{{{{choices[label]}}}}"
+generation_kwargs:
+  until: ["."]
+  max_gen_toks: 4
+  do_sample: false
+metric_list:
+  - metric: exact_match
+"""
+
+
+def test_lm_eval_cli_on_a_local_task(lm_dir, tmp_path):
+    # The command a user types, in a fresh process that never imports hf_gpt1: the saved folder's own code loads.
+    _client("lm_eval")
+    data = tmp_path / "docs.jsonl"
+    data.write_text("".join(json.dumps(doc) + "\n" for doc in MC_DOCS))
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    for text in LOCAL_TASKS.format(data=data).split("---"):
+        name = next(line.split(": ")[1] for line in text.splitlines() if line.startswith("task:"))
+        (tasks / f"{name}.yaml").write_text(text)
+    command = [sys.executable, "-m", "lm_eval", "run", "--model", "hf"]
+    command += [
+        "--model_args",
+        f"pretrained={lm_dir},trust_remote_code=True",
+        "--tasks",
+        "gpt1_local_mc,gpt1_local_generate",
+    ]
+    command += [
+        "--include_path",
+        str(tasks),
+        "--device",
+        "cpu",
+        "--batch_size",
+        "2",
+        "--output_path",
+        str(tmp_path / "out"),
+    ]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (results_file,) = (tmp_path / "out").rglob("results_*.json")
+    results = json.loads(results_file.read_text())["results"]
+
+    # The accuracy the harness reports is that of the hand-computed choice: the highest summed log-probability.
+    model, tokenizer = GPT1LMHeadModel.from_pretrained(lm_dir).eval(), AutoTokenizer.from_pretrained(lm_dir)
+    right = 0
+    for doc in MC_DOCS:
+        scores = [continuation_logprob(model, tokenizer, doc["context"], choice) for choice in doc["choices"]]
+        right += max(range(len(scores)), key=scores.__getitem__) == doc["label"]
+    assert results["gpt1_local_mc"]["acc,none"] == pytest.approx(right / len(MC_DOCS))
+    assert "exact_match,none" in results["gpt1_local_generate"]
