@@ -12,6 +12,7 @@ from unittest import mock
 import pytest
 import torch
 from transformers.models.auto import modeling_auto
+from transformers.utils import logging as transformers_logging
 
 from hf_gpt1 import GPT1Config, GPT1ForMultipleChoice, GPT1ForSequenceClassification, GPT1LMHeadModel, GPT1Model
 from tests import transformers_suite
@@ -107,11 +108,15 @@ class GPT1ModelTest(ModelTesterMixin, transformers_suite.GenerationTesterMixin, 
         cls._tables = [mock.patch.dict(getattr(modeling_auto, t), {"gpt1": name}) for t, name in HEAD_TABLES.items()]
         for table in cls._tables:
             table.start()
+        # Some tests read transformers' warnings (the loading report), which clients run earlier may have silenced.
+        cls._verbosity = transformers_logging.get_verbosity()
+        transformers_logging.set_verbosity_warning()
 
     @classmethod
     def tearDownClass(cls):
         for table in cls._tables:
             table.stop()
+        transformers_logging.set_verbosity(cls._verbosity)
         super().tearDownClass()
 
     def setUp(self):
