@@ -19,12 +19,14 @@ import datasets
 
 from hf_gpt1.data.atomic import write_json_atomic
 from hf_gpt1.data.files import load_glue_tsv, read_data_file
+from hf_gpt1.data.metrics import baseline_name
 from hf_gpt1.data.tasks import get_task
 from hf_gpt1.modeling_gpt1 import GPT1LMHeadModel
 from hf_gpt1.tokenization_gpt1 import load_gpt1_tokenizer
 from hf_gpt1.tools.zero_shot import ZERO_SHOT_TASKS, evaluate_zero_shot
 from hf_gpt1.training.checkpoints import load_checkpoint
 from hf_gpt1.training.cli import parse_recipe_args, run_recipe
+from hf_gpt1.training.results import format_metrics
 
 
 @dataclass
@@ -85,7 +87,10 @@ def main() -> dict:
         model, tokenizer, spec, dataset, batch_size=args.batch_size, threshold=args.threshold, calibration=calibration
     )
     results["model"] = args.model_name_or_path
-    print(results)
+    scores = format_metrics({k: v for k, v in results.items() if k != "threshold"}, "", baseline_name(spec))
+    print(f"zero-shot {spec.name} ({results['num_examples']} rows): {scores}")
+    for line in results.get("warnings", []):
+        print(f"warning: {line}")
     if args.output_file:
         write_json_atomic(args.output_file, results)
     return results

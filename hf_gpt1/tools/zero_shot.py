@@ -23,7 +23,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from ..data.metrics import load_metric
+from ..data.metrics import load_metric, prediction_warnings, score_with_baselines
 from ..data.tasks import TaskSpec, get_task
 
 ZERO_SHOT_TASKS: tuple[str, ...] = ("cola", "sst2", "race", "wnli")
@@ -267,8 +267,10 @@ def evaluate_zero_shot(
             threshold on.
 
     Returns:
-        `dict[str, Any]`: `task`, `num_examples`, the metric values (e.g. `matthews_correlation`, `accuracy`) and,
-        per task, `threshold` (CoLA) or `unresolved` (WNLI rows without a pronoun substitution).
+        `dict[str, Any]`: `task`, `num_examples`, the metric values (e.g. `matthews_correlation`, `accuracy`), each
+        also as `baseline_<metric>` (the majority class predicted for every row), `warnings` when the predictions are
+        constant or no better than that, and per task `threshold` (CoLA) or `unresolved` (WNLI rows without a pronoun
+        substitution).
     """
     spec = get_task(task)
     if spec.name not in ZERO_SHOT_TASKS:
@@ -296,5 +298,8 @@ def evaluate_zero_shot(
         predictions, extra["unresolved"] = wnli_predictions(
             model, tokenizer, dataset["sentence1"], dataset["sentence2"], batch_size
         )
-    metrics = load_metric(spec).compute(predictions=predictions.tolist(), references=labels.tolist())
-    return {"task": spec.name, "num_examples": len(dataset), **metrics, **extra}
+    metrics = score_with_baselines(load_metric(spec), spec, predictions, labels)
+    results = {"task": spec.name, "num_examples": len(dataset), **metrics, **extra}
+    if found := prediction_warnings(spec, spec.name, metrics):
+        results["warnings"] = found
+    return results

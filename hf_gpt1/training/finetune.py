@@ -25,7 +25,7 @@ from transformers import EvalPrediction, set_seed
 from transformers.trainer_utils import IntervalStrategy, SaveStrategy
 
 from ..data.files import check_unique_ids, load_task_splits, task_folder
-from ..data.metrics import load_metric
+from ..data.metrics import baseline_name, load_metric, prediction_warnings, score_with_baselines
 from ..data.submissions import write_glue_submission, write_predictions
 from ..data.tasks import TaskSpec, get_task
 from ..data.transforms import prepare_dataset
@@ -141,10 +141,25 @@ def run_finetuning(
             if metrics is None:
                 metrics = trainer.evaluate(processed[split], metric_key_prefix=f"eval_{split}")
             results[split] = metrics
-            lines.append(f"{split}: {format_metrics(metrics, f'eval_{split}_')}")
+            lines.append(_metrics_line(spec, split, metrics, processed[split].num_rows, data_args.max_eval_samples))
         for split in [s for s in processed if s.startswith("test")]:
             lines.append(_predict(trainer, spec, split, processed[split], raw[split], results))
+        warnings = [w for s in results if isinstance(results[s], dict) for w in _warnings(spec, s, results[s])]
+        if warnings:
+            results["warnings"] = warnings
+            lines += [f"warning: {w}" for w in warnings]
         return save_results(trainer, title, results, lines, train_result, started)
+
+
+def _metrics_line(spec: TaskSpec, split: str, metrics: dict, rows: int, limit: int | None) -> str:
+    """`validation (408 rows): accuracy …; majority-class baseline: accuracy …` (rows capped by a limit said so)."""
+    cap = f", the first {limit} (--max_eval_samples)" if limit is not None and rows == limit else ""
+    text = format_metrics(metrics, f"eval_{split}_", baseline_name(spec))
+    return f"{split} ({rows} rows{cap}): {text}"
+
+
+def _warnings(spec: TaskSpec, split: str, metrics: dict) -> list[str]:
+    return prediction_warnings(spec, split, metrics, prefix=f"eval_{split}_")
 
 
 # ------------------------------------------------------------------------------------------------- model
@@ -456,8 +471,16 @@ def _metric_fn(spec: TaskSpec):
     metric = load_metric(spec)
 
     def compute(prediction: EvalPrediction) -> dict[str, float]:
-        preds = _predictions(spec, prediction.predictions)
-        return metric.compute(predictions=preds, references=prediction.label_ids)
+        logits = prediction.predictions[0] if isinstance(prediction.predictions, tuple) else prediction.predictions
+        labels = prediction.label_ids
+        # L2 alone (Trainer's eval loss is L3 = L2 + λ·L1): the task's own loss, comparable across λ
+        logits_t, labels_t = torch.from_numpy(np.asarray(logits, dtype=np.float32)), torch.from_numpy(labels)
+        if spec.is_regression:
+            clf_loss = torch.nn.functional.mse_loss(logits_t.squeeze(-1), labels_t.float())
+        else:
+            clf_loss = torch.nn.functional.cross_entropy(logits_t, labels_t.long())
+        scores = score_with_baselines(metric, spec, _predictions(spec, logits), labels)
+        return {**scores, "clf_loss": clf_loss.item()}
 
     return compute
 
@@ -519,5 +542,5 @@ def _predict(trainer: GPT1Trainer, spec: TaskSpec, split: str, dataset, raw_rows
     if labelled:
         metrics = output.metrics
         results[split] = metrics
-        line = f"{split}: {format_metrics(metrics, f'eval_{split}_')}; {len(preds)} predictions -> {path}"
+        line = f"{_metrics_line(spec, split, metrics, len(preds), None)}; {len(preds)} predictions -> {path}"
     return line

@@ -10,6 +10,7 @@ from typing import Any
 from transformers.trainer_utils import TrainOutput
 
 from ..data.atomic import atomic_save, write_json_atomic
+from ..data.metrics import BASELINE_PREFIX, SPREAD_KEYS
 from .arguments import RecipeTrainingArguments
 from .output_dir import RESULTS_FILE
 from .trainer import GPT1Trainer
@@ -52,11 +53,23 @@ def logged_metrics(trainer: GPT1Trainer, prefix: str, step: int) -> dict[str, fl
     return None
 
 
-def format_metrics(metrics: dict[str, float], prefix: str) -> str:
-    """`accuracy 0.7500, f1 0.8000` from the float metrics named `prefix...` (timings left out)."""
+# How the summary names the losses: Trainer's eval loss is the whole objective.
+LOSS_NAMES = {"loss": "L3 loss", "clf_loss": "L2 (task) loss"}
+
+
+def format_metrics(metrics: dict[str, float], prefix: str, baseline: str | None = None) -> str:
+    """`accuracy 0.7500, f1 0.8000, L2 (task) loss 0.51, L3 loss 3.40; majority-class baseline: accuracy 0.6838, …`
+    from the float metrics named `prefix...` (timings and the predictions' spread left out; `baseline` names the
+    constant whose `baseline_*` scores follow)."""
     shown = {k[len(prefix) :]: v for k, v in metrics.items() if k.startswith(prefix) and isinstance(v, float)}
-    shown = {k: v for k, v in shown.items() if not k.endswith(("runtime", "per_second"))}
-    return ", ".join(f"{name} {value:.4f}" for name, value in sorted(shown.items()))
+    shown = {k: v for k, v in shown.items() if not k.endswith(("runtime", "per_second")) and k not in SPREAD_KEYS}
+    scores = {k: v for k, v in shown.items() if not k.startswith(BASELINE_PREFIX)}
+    ordered = sorted(scores, key=lambda name: (name in LOSS_NAMES, name))  # the task's metrics first, losses last
+    text = ", ".join(f"{LOSS_NAMES.get(name, name)} {scores[name]:.4f}" for name in ordered)
+    constant = {k[len(BASELINE_PREFIX) :]: v for k, v in shown.items() if k.startswith(BASELINE_PREFIX)}
+    if constant and baseline:
+        text += f"; {baseline} baseline: " + ", ".join(f"{k} {v:.4f}" for k, v in sorted(constant.items()))
+    return text
 
 
 def save_results(

@@ -11,8 +11,8 @@ import pytest
 from scipy.stats import pearsonr, spearmanr
 from sklearn.metrics import accuracy_score, f1_score, matthews_corrcoef
 
-from hf_gpt1.data.metrics import glue_metric_path, load_metric
-from hf_gpt1.data.tasks import TASKS
+from hf_gpt1.data.metrics import glue_metric_path, load_metric, prediction_warnings, score_with_baselines
+from hf_gpt1.data.tasks import TASKS, get_task
 
 ACCURACY_CONFIGS = ["sst2", "mnli", "mnli_matched", "mnli_mismatched", "qnli", "rte", "wnli", "snli", "scitail"]
 ACCURACY_CONFIGS += ["story_cloze", "race", "swag"]
@@ -96,3 +96,35 @@ def test_offline_load_in_a_fresh_process(tmp_path):
     )
     assert completed.returncode == 0, completed.stderr
     assert json.loads(completed.stdout.strip().splitlines()[-1]) == {"accuracy": 0.75, "f1": 0.8}
+
+
+def test_every_score_has_the_constant_baseline_and_a_learned_nothing_warning():
+    # MRPC's test set: 1,147 of 1,725 pairs are paraphrases; a model answering "1" for all reports accuracy 0.66.
+    spec = get_task("mrpc")
+    references = np.array([1] * 1147 + [0] * 578)
+    scores = score_with_baselines(load_metric(spec), spec, np.ones(1725, dtype=int), references)
+    assert scores["accuracy"] == scores["baseline_accuracy"] == pytest.approx(1147 / 1725)
+    assert scores["f1"] == scores["baseline_f1"] and (scores["majority_prediction"], scores["majority_share"]) == (
+        1,
+        1,
+    )
+    warnings = prediction_warnings(spec, "test", scores)
+    assert warnings == [
+        "test: every prediction is '1': the model answers the same whatever the input (check the learning "
+        "rate, the number of updates and the labels).",
+        f"test: f1 {scores['f1']:.4f} does not beat the majority-class baseline {scores['baseline_f1']:.4f}.",
+    ]
+    learned = references.copy()
+    learned[:100] = 0  # right on 1,625 rows
+    scores = score_with_baselines(load_metric(spec), spec, learned, references)
+    assert scores["accuracy"] > scores["baseline_accuracy"] and prediction_warnings(spec, "test", scores) == []
+
+
+def test_regression_baseline_is_the_mean_and_constant_scores_are_flagged():
+    spec = get_task("stsb")
+    references = np.linspace(0, 5, 50)
+    scores = score_with_baselines(load_metric(spec), spec, np.full(50, 2.5), references)
+    assert scores["baseline_pearson"] == scores["baseline_spearmanr"] == 0.0 and scores["prediction_std"] == 0.0
+    assert prediction_warnings(
+        spec, "validation", {f"eval_validation_{k}": v for k, v in scores.items()}, "eval_validation_"
+    )[0].startswith("validation: every prediction is the same score")

@@ -179,7 +179,10 @@ def test_recipe_on_real_glue_dev(lm, tmp_path, task):
 
     metrics = json.loads(out.read_text())
     assert metrics["task"] == task and metrics["num_examples"] == 64
-    assert ("matthews_correlation" if task == "cola" else "accuracy") in metrics
+    main = "matthews_correlation" if task == "cola" else "accuracy"
+    assert main in metrics and f"baseline_{main}" in metrics  # chance level beside the score
+    (line,) = [line for line in result.stdout.splitlines() if line.startswith(f"zero-shot {task} (64 rows): ")]
+    assert f"; majority-class baseline: {main} {metrics[f'baseline_{main}']:.4f}" in line
 
 
 @pytest.mark.parametrize(

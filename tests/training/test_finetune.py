@@ -13,13 +13,15 @@ import csv
 import json
 import math
 import random
+import re
 from pathlib import Path
 
 import pytest
 import torch
 from safetensors.torch import load_file
-from transformers import TrainerCallback, pipeline
+from transformers import AutoTokenizer, TrainerCallback, pipeline
 
+from hf_gpt1 import GPT1ForSequenceClassification
 from hf_gpt1.data.tasks import get_task
 from hf_gpt1.tokenization_gpt1 import load_gpt1_tokenizer
 from hf_gpt1.training import finetune
@@ -279,12 +281,39 @@ def test_summary_at_the_end_and_validation_evaluated_once(tiny_lm, glue_slice, t
     summary = printed[printed.index("== glue rte: done in") :].splitlines()
     assert summary[1].startswith("  training speed: ") and "tokens/s" in summary[1] and "first step" in summary[1]
     assert summary[2].startswith("  best checkpoint (by eval_validation_accuracy): ")
-    assert summary[3].startswith("  validation: accuracy ")
+    # the task's metric, then L2 and L3 named, then the same metric of the majority class predicted for every row
+    assert re.fullmatch(
+        r"  validation \(48 rows\): accuracy 0\.\d{4}, L2 \(task\) loss \d\.\d{4}, L3 loss \d+\.\d{4}; "
+        r"majority-class baseline: accuracy 0\.\d{4}",
+        summary[3],
+    ), summary[3]
     assert summary[4] == f"  test: 30 predictions -> {out / 'RTE.tsv'}"
     steady = json.loads((out / "all_results.json").read_text())["train"]["steady_state"]
     assert steady["steps"] == 5  # 96 rows in batches of 16, less the first step
     assert 0 < steady["tokens_per_s"] < steady["steps_per_s"] * 16 * 64  # real tokens, fewer than 16 full rows
     assert summary[-2:] == [f"  model + tokenizer: {out}", f"  results: {out / 'all_results.json'}"]
+
+
+def test_a_model_that_answers_one_class_is_flagged(tiny_lm, glue_slice, tmp_path, capsys):
+    # A head whose weights are zero and whose bias favours "not_entailment" answers it for every pair.
+    head = GPT1ForSequenceClassification.from_pretrained(tiny_lm, num_labels=2)
+    with torch.no_grad():
+        head.score.weight.zero_()
+        head.score.bias.copy_(torch.tensor([0.0, 1.0]))
+    head.save_pretrained(tmp_path / "constant")
+    AutoTokenizer.from_pretrained(tiny_lm).save_pretrained(tmp_path / "constant")
+    out = tmp_path / "rte"
+    argv = glue_args("rte", tmp_path / "constant", glue_slice, out, "--do_train", "false", "--ignore_head_checks")
+    results = glue([*argv, "--max_eval_samples", "20"])
+    printed = capsys.readouterr().out
+    assert "validation (20 rows, the first 20 (--max_eval_samples)): accuracy " in printed
+    expected = [
+        "validation: every prediction is 'not_entailment': the model answers the same whatever the input (check the "
+        "learning rate, the number of updates and the labels).",
+    ]
+    assert results["warnings"][: len(expected)] == expected
+    assert f"  warning: {expected[0]}" in printed.splitlines()
+    assert json.loads((out / "all_results.json").read_text())["warnings"] == results["warnings"]
 
 
 # ------------------------------------------------------------------------------------------------ multiple choice

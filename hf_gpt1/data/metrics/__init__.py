@@ -1,12 +1,25 @@
-"""Local `evaluate` metric modules, loadable without the Hugging Face Hub."""
+"""Local `evaluate` metric modules, loadable without the Hugging Face Hub, and the constant baselines every score is
+shown beside."""
 
+import warnings
 from pathlib import Path
 
 import evaluate
+import numpy as np
 
 from ..tasks import TaskSpec, get_task
 
-__all__ = ["glue_metric_path", "load_metric"]
+__all__ = [
+    "BASELINE_PREFIX",
+    "SPREAD_KEYS",
+    "baseline_name",
+    "glue_metric_path",
+    "load_metric",
+    "prediction_warnings",
+    "score_with_baselines",
+]
+
+BASELINE_PREFIX = "baseline_"
 
 
 def glue_metric_path() -> str:
@@ -27,3 +40,61 @@ def load_metric(task: str | TaskSpec, **kwargs) -> evaluate.EvaluationModule:
     if spec.metric_config is None:
         raise ValueError(f"Task {spec.name!r} has no metric_config; set one of the GLUE metric configs.")
     return evaluate.load(glue_metric_path(), spec.metric_config, **kwargs)
+
+
+def baseline_name(spec: TaskSpec) -> str:
+    """What the baseline predicts: the references' mean (regression) or their most common class."""
+    return "mean-prediction" if spec.is_regression else "majority-class"
+
+
+def score_with_baselines(
+    metric: evaluate.EvaluationModule, spec: TaskSpec, predictions: np.ndarray, references: np.ndarray
+) -> dict[str, float]:
+    """The task's metrics of `predictions`; as `baseline_<metric>`, those of one constant predicted for every row (the
+    references' most common class, or for regression their mean: a constant correlates with nothing, 0); and how
+    varied the predictions are (`majority_prediction` and its share, or `prediction_std`)."""
+    predictions, references = np.asarray(predictions), np.asarray(references)
+    scores = metric.compute(predictions=predictions, references=references)
+    if spec.is_regression:
+        baseline = dict.fromkeys(scores, 0.0)
+        spread = {"prediction_std": float(predictions.std())}
+    else:
+        values, counts = np.unique(references, return_counts=True)
+        with warnings.catch_warnings():  # e.g. sklearn's "undefined" warnings for a one-class prediction
+            warnings.simplefilter("ignore")
+            baseline = metric.compute(
+                predictions=np.full_like(references, values[counts.argmax()]), references=references
+            )
+        values, counts = np.unique(predictions, return_counts=True)
+        spread = {"majority_prediction": float(values[counts.argmax()]), "majority_share": counts.max() / counts.sum()}
+    baseline = {f"{BASELINE_PREFIX}{name}": float(value) for name, value in baseline.items()}
+    return {**scores, **baseline, **{name: float(value) for name, value in spread.items()}}
+
+
+SPREAD_KEYS = ("majority_prediction", "majority_share", "prediction_std")
+"""Keys of `score_with_baselines` that describe the predictions rather than score them."""
+
+
+def prediction_warnings(spec: TaskSpec, split: str, scores: dict[str, float], prefix: str = "") -> list[str]:
+    """Signs that a model learned nothing, from `score_with_baselines`' keys (after `prefix`): one prediction for
+    every row, or a main score no better than the constant baseline's."""
+    found = []
+    if scores.get(f"{prefix}majority_share") == 1.0:
+        label = _label_name(spec, scores[f"{prefix}majority_prediction"])
+        found.append(
+            f"{split}: every prediction is {label!r}: the model answers the same whatever the input (check the "
+            "learning rate, the number of updates and the labels)."
+        )
+    if scores.get(f"{prefix}prediction_std") is not None and scores[f"{prefix}prediction_std"] < 1e-6:
+        found.append(f"{split}: every prediction is the same score: the model answers the same whatever the input.")
+    main, baseline = f"{prefix}{spec.main_metric}", f"{prefix}{BASELINE_PREFIX}{spec.main_metric}"
+    if spec.main_metric and main in scores and baseline in scores and scores[main] <= scores[baseline]:
+        found.append(
+            f"{split}: {spec.main_metric} {scores[main]:.4f} does not beat the {baseline_name(spec)} baseline "
+            f"{scores[baseline]:.4f}."
+        )
+    return found
+
+
+def _label_name(spec: TaskSpec, prediction: float) -> str:
+    return (spec.id2label or {}).get(int(prediction), str(int(prediction)))
