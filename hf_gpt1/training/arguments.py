@@ -178,6 +178,44 @@ def check_planned_steps(args: RecipeTrainingArguments, train_dataset: Any) -> No
         )
 
 
+def planned_updates(args: RecipeTrainingArguments, train_dataset: Any) -> int | None:
+    """The optimizer steps Trainer will take (None for a corpus without a length and no --max_steps)."""
+    if args.max_steps > 0:
+        return args.max_steps
+    if not hasattr(train_dataset, "__len__"):
+        return None
+    per_step = args.per_device_train_batch_size * max(args.world_size, 1)
+    rows = len(train_dataset)
+    batches = rows // per_step if args.dataloader_drop_last else math.ceil(rows / per_step)
+    return math.ceil(args.num_train_epochs * max(batches // args.gradient_accumulation_steps, 1))
+
+
+def plan_warmup(args: PretrainTrainingArguments, updates: int | None) -> list[str]:
+    """Caps the warm-up at `--warmup_cap` of the run (setting `args.warmup_steps` in updates); returns the start
+    lines that say the plan, with a warning when the learning rate could never reach its peak."""
+    if updates is None:
+        return []
+    asked = args.warmup_steps
+    warmup = int(asked) if asked >= 1 else math.ceil(asked * updates)
+    cap = math.ceil(args.warmup_cap * updates)
+    lines = []
+    if warmup > cap and args.warmup_cap < 1:
+        lines.append(
+            f"warm-up: {cap} of {updates} updates (--warmup_steps {asked:g}, capped at {args.warmup_cap:.0%} of the "
+            f"run by --warmup_cap {args.warmup_cap:g})"
+        )
+        warmup = cap
+    else:
+        lines.append(f"warm-up: {warmup} of {updates} updates")
+    if warmup >= updates:
+        lines.append(
+            f"warning: the warm-up ({warmup} updates) is as long as the run ({updates}): the learning rate never "
+            "reaches its peak; lower --warmup_steps or --warmup_cap."
+        )
+    args.warmup_steps = warmup
+    return lines
+
+
 def _format_seconds(seconds: float) -> str:
     minutes, secs = divmod(round(seconds), 60)
     return f"{minutes} min {secs} s" if minutes else f"{secs} s"
@@ -339,9 +377,12 @@ class PretrainModelArguments:
     tokenizer_name_or_path: str | None = field(
         default=None, metadata={"help": "Tokenizer to use; default: the model's, or one trained on the corpus."}
     )
-    vocab_size: int = field(
-        default=8000,
-        metadata={"help": "Size of the BPE trained when no tokenizer is given (paper: 40,478 = 40,000 merges)."},
+    vocab_size: int | None = field(
+        default=None,
+        metadata={
+            "help": "Size of the BPE trained when no tokenizer is given (paper: 40,478 = 40,000 merges); default: one "
+            "entry per 100 tokens of training text, from 1,000 to 40,000."
+        },
     )
     n_layer: int = field(default=12, metadata={"help": "Blocks of a new model (paper: 12)."})
     n_embd: int = field(default=768, metadata={"help": "Width of a new model (paper: 768)."})
@@ -365,7 +406,8 @@ class PretrainModelArguments:
                 f"--n_positions {self.n_positions}: a window needs at least 2 tokens (one to predict from, one to "
                 "predict); the paper's is 512."
             )
-        flags = {name: f"--{name}" for name in ("vocab_size", "n_positions", "n_embd", "n_layer", "n_head")}
+        sized = ("vocab_size", "n_positions", "n_embd", "n_layer", "n_head")
+        flags = {name: f"--{name}" for name in sized if getattr(self, name) is not None}
         dropouts = dict.fromkeys(("resid_pdrop", "embd_pdrop", "attn_pdrop"), self.dropout)
         sizes = {name: getattr(self, name) for name in flags}
         check_config_fields({**flags, **dict.fromkeys(dropouts, "--dropout")}, **sizes, **dropouts)
@@ -387,13 +429,21 @@ class PretrainDataArguments:
         default=5.0, metadata={"help": "Without validation files: hold out this percentage of the documents."}
     )
     max_train_windows: int | None = field(default=None, metadata={"help": "Use at most N training windows."})
-    max_eval_windows: int | None = field(default=None, metadata={"help": "Use at most N held-out windows."})
+    max_eval_windows: int | None = field(
+        default=200,
+        metadata={"help": "Score at most N held-out windows at each evaluation (the first N); 0: every window."},
+    )
 
     def __post_init__(self):
         check_finite_floats(self)
-        for flag in ("max_train_windows", "max_eval_windows"):
-            if getattr(self, flag) is not None and getattr(self, flag) < 1:
-                raise ValueError(f"--{flag} {getattr(self, flag)} must be >= 1 (leave it out to use every window).")
+        if self.max_train_windows is not None and self.max_train_windows < 1:
+            raise ValueError(
+                f"--max_train_windows {self.max_train_windows} must be >= 1 (leave it out to use every window)."
+            )
+        if self.max_eval_windows is not None and self.max_eval_windows < 0:
+            raise ValueError(f"--max_eval_windows {self.max_eval_windows} must be >= 0 (0: every window).")
+        if self.max_eval_windows == 0:
+            self.max_eval_windows = None
 
 
 @dataclass
@@ -403,7 +453,16 @@ class PretrainTrainingArguments(RecipeTrainingArguments):
 
     learning_rate: float = field(default=2.5e-4, metadata={"help": "Peak learning rate (paper: 2.5e-4)."})
     lr_scheduler_type: str = field(default="cosine", metadata={"help": "Cosine to 0 after warm-up (paper)."})
-    warmup_steps: float = field(default=2000, metadata={"help": "Linear warm-up updates (paper: 2000)."})
+    warmup_steps: float = field(
+        default=2000, metadata={"help": "Linear warm-up updates (paper: 2000), or a fraction of the run if < 1."}
+    )
+    warmup_cap: float = field(
+        default=0.1,
+        metadata={
+            "help": "The warm-up is at most this fraction of the run's updates, so a short run still reaches its peak "
+            "learning rate (the paper's 2000 were a tiny fraction of its run); 1: no cap."
+        },
+    )
     per_device_train_batch_size: int = field(default=64, metadata={"help": "Windows per batch (paper: 64)."})
     per_device_eval_batch_size: int = field(default=16, metadata={"help": "Eval windows per batch."})
     weight_decay: float = field(default=0.01, metadata={"help": "Decoupled L2 on matrices only (paper: 0.01)."})
@@ -432,6 +491,11 @@ class PretrainTrainingArguments(RecipeTrainingArguments):
             "the training step at the first step; evaluation runs uncompiled."
         },
     )
+
+    def __post_init__(self):
+        if not 0 < self.warmup_cap <= 1:
+            raise ValueError(f"--warmup_cap {self.warmup_cap} must be in (0, 1] (1: no cap).")
+        super().__post_init__()
 
     def _cuda_defaults(self) -> None:
         super()._cuda_defaults()

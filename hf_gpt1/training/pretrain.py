@@ -21,6 +21,7 @@ from typing import Any
 
 import datasets
 from transformers import default_data_collator, set_seed
+from transformers.trainer_utils import IntervalStrategy
 
 from ..configuration_gpt1 import GPT1Config
 from ..data.files import load_corpus
@@ -33,6 +34,8 @@ from .arguments import (
     PretrainTrainingArguments,
     check_planned_steps,
     new_model_dtype,
+    plan_warmup,
+    planned_updates,
 )
 from .checkpoints import check_model_path, last_complete_checkpoint, load_checkpoint, resume_checkpoint
 from .memory import apply_memory_arguments
@@ -86,8 +89,9 @@ def run_pretraining(
     # windows of the model's context, packed once (the main process first; the others read its cache)
     window = model.config.n_positions
     with args.main_process_first(desc="packing"):
-        train = pack_windows(train_docs, tokenizer, window, data_args.max_train_windows)
-        evaluation = pack_windows(eval_docs, tokenizer, window, data_args.max_eval_windows)
+        train = _first(pack_windows(train_docs, tokenizer, window), data_args.max_train_windows)
+        all_evaluation = pack_windows(eval_docs, tokenizer, window)
+        evaluation = _first(all_evaluation, data_args.max_eval_windows)
     if not isinstance(train, datasets.IterableDataset) and train.num_rows == 0:
         raise ValueError(f"The corpus is shorter than one {window}-token window: add text or lower --n_positions.")
     if not isinstance(evaluation, datasets.IterableDataset) and evaluation.num_rows == 0:
@@ -96,6 +100,10 @@ def run_pretraining(
             "--validation_files with more text, raise --validation_split_percentage, or lower --n_positions."
         )
     check_planned_steps(args, train)
+    plan = plan_warmup(args, planned_updates(args, train))
+    plan += _evaluation_plan(args, evaluation, all_evaluation, window)
+    if not (model_args.tokenizer_name_or_path or model_args.model_name_or_path):
+        plan += _vocabulary_warning(model_args, len(tokenizer), train, window)
 
     # the Trainer may still refuse its arguments: built before the folder is claimed, so a failed start changes nothing
     apply_memory_arguments(args)
@@ -108,7 +116,7 @@ def run_pretraining(
         processing_class=tokenizer,
     )
     with claimed(args, identity):
-        print_start(trainer, "pretrain")
+        print_start(trainer, "pretrain", plan)
         train_result = trainer.train(resume_from_checkpoint=resume_checkpoint(args))
         trainer.save_model()
 
@@ -118,7 +126,7 @@ def run_pretraining(
         return save_results(trainer, "pretrain", {"validation": metrics}, [line], train_result, started)
 
 
-def pack_windows(documents, tokenizer, window: int, limit: int | None = None):
+def pack_windows(documents, tokenizer, window: int):
     """Tokenizes documents and cuts the joined id stream into `window`-token training examples (the tail that does
     not fill a window is dropped, as in transformers' run_clm)."""
 
@@ -130,14 +138,63 @@ def pack_windows(documents, tokenizer, window: int, limit: int | None = None):
         return {"input_ids": blocks, "labels": blocks}
 
     kwargs = {} if isinstance(documents, datasets.IterableDataset) else {"desc": "Tokenizing and packing"}
-    packed = documents.map(tokenize_and_pack, batched=True, batch_size=1000, remove_columns=["text"], **kwargs)
-    if limit is not None:
-        packed = (
-            packed.take(limit)
-            if isinstance(packed, datasets.IterableDataset)
-            else packed.select(range(min(limit, packed.num_rows)))
+    return documents.map(tokenize_and_pack, batched=True, batch_size=1000, remove_columns=["text"], **kwargs)
+
+
+def _first(windows, limit: int | None):
+    if limit is None:
+        return windows
+    if isinstance(windows, datasets.IterableDataset):
+        return windows.take(limit)
+    return windows.select(range(min(limit, windows.num_rows)))
+
+
+# The default BPE size: one entry per this many tokens of training text (a rarer entry's embedding barely trains).
+TOKENS_PER_ENTRY = 100
+VOCAB_RANGE = (1_000, 40_000)
+
+
+def _suggested_vocab_size(tokens: int) -> int:
+    return min(max(tokens // TOKENS_PER_ENTRY, VOCAB_RANGE[0]), VOCAB_RANGE[1])
+
+
+def _auto_vocab_size(train_docs) -> int:
+    """`_suggested_vocab_size` for the corpus, its tokens estimated at 4 characters each (reading at most the text
+    that reaches the largest size)."""
+    limit = 4 * TOKENS_PER_ENTRY * VOCAB_RANGE[1]
+    return _suggested_vocab_size(sum(len(text) for text in _Texts(train_docs, limit_chars=limit)) // 4)
+
+
+def _vocabulary_warning(model_args: PretrainModelArguments, vocab: int, train, window: int) -> list[str]:
+    """A warning when the BPE trained here is far larger than the training text supports."""
+    if not hasattr(train, "__len__"):
+        return []
+    tokens = len(train) * window
+    suggested = _suggested_vocab_size(tokens)
+    if vocab <= 2 * suggested:
+        return []
+    return [
+        f"warning: {tokens / vocab:.0f} tokens of training text per vocabulary entry (--vocab_size "
+        f"{model_args.vocab_size}): most entries will barely train; about {suggested:,} suits this corpus "
+        f"({TOKENS_PER_ENTRY} tokens per entry: leave --vocab_size out to size it so), or add text."
+    ]
+
+
+def _evaluation_plan(args: PretrainTrainingArguments, evaluation, all_evaluation, window: int) -> list[str]:
+    """The start line saying what each held-out evaluation scores, and how often."""
+    if args.eval_strategy == IntervalStrategy.NO:
+        return []
+    if args.eval_strategy == IntervalStrategy.EPOCH:
+        when = "every epoch"
+    else:
+        when = (
+            f"every {args.eval_steps:g} updates" if args.eval_steps >= 1 else f"every {args.eval_steps:.0%} of the run"
         )
-    return packed
+    if not hasattr(evaluation, "__len__"):
+        return [f"held-out perplexity: streamed windows of {window} tokens, {when}"]
+    limited = len(evaluation) < len(all_evaluation)
+    of = f" (the first {len(evaluation)} of {len(all_evaluation)}: --max_eval_windows)" if limited else ""
+    return [f"held-out perplexity: {len(evaluation)} windows of {window} tokens{of}, {when}"]
 
 
 class _Texts:
@@ -171,7 +228,8 @@ def _tokenizer(model_args: PretrainModelArguments, args: PretrainTrainingArgumen
     # Trained once, on the main process, and shared over the process group (no shared disk needed).
     tokenizer = None
     if args.process_index == 0:
-        tokenizer = train_gpt1_tokenizer(_Texts(train_docs), vocab_size=model_args.vocab_size)
+        vocab_size = model_args.vocab_size or _auto_vocab_size(train_docs)
+        tokenizer = train_gpt1_tokenizer(_Texts(train_docs), vocab_size=vocab_size)
         add_gpt1_special_tokens(tokenizer)
     if args.world_size > 1:
         tokenizer = _share_tokenizer(tokenizer, args.process_index)

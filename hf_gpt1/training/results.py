@@ -18,8 +18,9 @@ from .trainer import GPT1Trainer
 __all__ = ["format_metrics", "logged_metrics", "print_start", "save_results"]
 
 
-def print_start(trainer: GPT1Trainer, title: str) -> None:
-    """The run's first line (main process): processes, device, the global batch and the training rows."""
+def print_start(trainer: GPT1Trainer, title: str, plan: list[str] = ()) -> None:
+    """The run's first line (main process): processes, device, the global batch and the training rows; then the
+    `plan` lines (what the run will do that a user should know before it starts, warnings included)."""
     args = trainer.args
     if not trainer.is_world_process_zero():
         return
@@ -36,6 +37,8 @@ def print_start(trainer: GPT1Trainer, title: str) -> None:
             f"{args.gradient_accumulation_steps} accumulation = {global_batch}; {rows} training rows"
         )
     print(line, flush=True)
+    for note in plan:
+        print(f"  {note}", flush=True)
     if world == 1 and os.environ.get("ACCELERATE_USE_CPU", "").lower() == "true":
         print(
             "note: `accelerate launch --cpu` runs one process whatever --num_processes says; `accelerate launch "

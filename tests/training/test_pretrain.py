@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 
@@ -203,3 +204,50 @@ def test_resume_with_another_seed_is_refused(capsys, tiny_lm, wikitext_slice, tm
     argv += ["--logging_steps", "4", "--resume", *COMMON]
     err = run_cli(capsys, lambda: pretrain_main([*argv, "--seed", "2"]))
     assert "seed" in err and "--resume" in err
+
+
+def test_defaults_learn_on_a_short_budget_and_the_start_says_the_plan(capsys, wikitext_slice, tmp_path):
+    # No --warmup_steps and no --vocab_size: the paper's 2000-update warm-up is capped at 10% of a 20-update run, and
+    # the BPE is sized to the ~100 kB corpus (>= 100 training tokens per entry; at least 1,000).
+    out = tmp_path / "out"
+    argv = ["--train_files", str(wikitext_slice["train"]), "--validation_files", str(wikitext_slice["validation"])]
+    argv += ["--output_dir", str(out), "--n_layer", "1", "--n_embd", "32", "--n_head", "2", "--n_positions", "32"]
+    argv += ["--max_steps", "20", "--per_device_train_batch_size", "8", "--eval_steps", "20", "--save_steps", "20"]
+    argv += ["--logging_steps", "1", *COMMON]
+    results = pretrain_main(argv)
+    printed = capsys.readouterr().out
+    assert "  warm-up: 2 of 20 updates (--warmup_steps 2000, capped at 10% of the run by --warmup_cap 0.1)" in printed
+    # scoring is bounded by default, and the start says how much of the held-out text each evaluation reads
+    assert re.search(
+        r"  held-out perplexity: 200 windows of 32 tokens \(the first 200 of \d+: --max_eval_windows\), every 20 "
+        r"updates",
+        printed,
+    ), printed
+    assert "warning" not in printed
+    rates = [entry["learning_rate"] for entry in results["log_history"] if "learning_rate" in entry]
+    assert rates[:3] == pytest.approx([0, 1.25e-4, 2.5e-4])  # the peak after 2 warm-up updates, then the cosine
+    assert json.loads((out / "config.json").read_text())["vocab_size"] == 1000 + 4  # the minimum, + 4 specials
+
+
+@pytest.mark.parametrize(
+    "argv, warning",
+    [
+        (
+            ["--warmup_steps", "50", "--warmup_cap", "1"],
+            "warning: the warm-up (50 updates) is as long as the run (20): the learning rate never reaches its peak; "
+            "lower --warmup_steps or --warmup_cap.",
+        ),
+        (
+            ["--vocab_size", "8000"],
+            "tokens of training text per vocabulary entry (--vocab_size 8000): most entries will barely train; ",
+        ),
+    ],
+)
+def test_a_configuration_that_cannot_learn_is_warned_at_start(argv, warning, capsys, wikitext_slice, tmp_path):
+    full = ["--train_files", str(wikitext_slice["train"]), "--output_dir", str(tmp_path / "out"), *COMMON, *argv]
+    full += ["--n_layer", "1", "--n_embd", "32", "--n_head", "2", "--n_positions", "32", "--max_steps", "20"]
+    full += ["--per_device_train_batch_size", "8", "--eval_steps", "20", "--save_steps", "20"]
+    pretrain_main(full)
+    printed = capsys.readouterr().out
+    start = printed[: printed.index("== pretrain: done")]
+    assert warning in start, start
