@@ -18,13 +18,13 @@ from pathlib import Path
 import datasets
 
 from hf_gpt1.data.atomic import write_json_atomic
-from hf_gpt1.data.files import load_glue_tsv, read_data_file
+from hf_gpt1.data.files import load_glue_tsv, load_hub_copy, read_data_file
 from hf_gpt1.data.metrics import baseline_name
 from hf_gpt1.data.tasks import get_task
 from hf_gpt1.modeling_gpt1 import GPT1LMHeadModel
 from hf_gpt1.tokenization_gpt1 import load_gpt1_tokenizer
 from hf_gpt1.tools.zero_shot import ZERO_SHOT_TASKS, evaluate_zero_shot
-from hf_gpt1.training.checkpoints import load_checkpoint
+from hf_gpt1.training.checkpoints import load_checkpoint, model_hub_access
 from hf_gpt1.training.cli import parse_recipe_args, run_recipe
 from hf_gpt1.training.results import format_metrics
 
@@ -53,7 +53,7 @@ def _load(args: ZeroShotArguments, split: str, limit: int | None) -> datasets.Da
     elif args.data_dir:
         rows = load_glue_tsv(args.data_dir, spec, split)
     elif spec.hub is not None:
-        rows = datasets.load_dataset(*spec.hub, split=split)
+        rows = load_hub_copy(spec, split)
     else:
         raise ValueError(f"{spec.name!r} has no Hub copy: pass --data_dir or --validation_file.")
     return rows.select(range(min(limit, len(rows)))) if limit is not None else rows
@@ -77,8 +77,9 @@ def main() -> dict:
             )
         if not os.access(folder, os.W_OK | os.X_OK):
             raise PermissionError(f"--output_file {args.output_file}: {folder} is not writable; choose another file.")
-    model = load_checkpoint(GPT1LMHeadModel, args.model_name_or_path)
-    tokenizer = load_gpt1_tokenizer(args.model_name_or_path)
+    with model_hub_access(args):
+        model = load_checkpoint(GPT1LMHeadModel, args.model_name_or_path)
+        tokenizer = load_gpt1_tokenizer(args.model_name_or_path)
     dataset = _load(args, args.split, args.max_eval_samples)
     calibration = None
     if args.calibration_split is not None:

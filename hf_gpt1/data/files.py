@@ -25,10 +25,12 @@ import datasets
 import numpy as np
 
 from .fingerprint import content_cache_dir
+from .hub_access import hub_access
 from .tasks import GlueTsvLayout, TaskSpec, get_task, glue_task_names
 
 __all__ = [
     "check_unique_ids",
+    "load_hub_copy",
     "STORY_CLOZE_SEED",
     "STORY_CLOZE_VALIDATION_ROWS",
     "load_corpus",
@@ -388,6 +390,15 @@ def story_cloze_split(rows: datasets.Dataset, source: str = "--train_file") -> d
     return datasets.DatasetDict({"train": rows.select(train_idx), "validation": rows.select(valid_idx)})
 
 
+def load_hub_copy(spec: TaskSpec, split: str | None = None):
+    """The task's Hub copy (`datasets.load_dataset(*spec.hub, split=split)`), read when no local files were given."""
+    with hub_access(
+        f"--task {spec.name} reads {'/'.join(spec.hub)} from the Hub (no local files were given)",
+        "pass --data_dir with the task's GLUE TSV files, or --train_file/--validation_file/--test_file",
+    ):
+        return datasets.load_dataset(*spec.hub, split=split)
+
+
 def load_task_splits(
     spec: TaskSpec,
     *,
@@ -442,8 +453,7 @@ def load_task_splits(
     if not raw:
         if spec.hub is None:
             raise ValueError(f"{spec.name!r} has no Hub copy with its columns: pass --train_file/--validation_file.")
-        hub = datasets.load_dataset(*spec.hub)
-        raw = dict(hub)
+        raw = dict(load_hub_copy(spec))
         sources = {split: f"the Hub copy {spec.hub[0]}" for split in raw}
     return datasets.DatasetDict(raw), sources
 
@@ -477,7 +487,8 @@ def load_corpus(
             _read_text_files(validation_files, text_column, "--validation_files") if validation_files else None
         )
     else:
-        splits = datasets.load_dataset(dataset_name, dataset_config_name, streaming=streaming)
+        with hub_access(f"--dataset_name {dataset_name}", "pass local text files with --train_files instead"):
+            splits = datasets.load_dataset(dataset_name, dataset_config_name, streaming=streaming)
         if text_column not in splits["train"].column_names:
             raise ValueError(
                 f"{dataset_name} has no column {text_column!r}; its columns are {splits['train'].column_names}: pass "

@@ -25,6 +25,7 @@ from transformers import AutoConfig
 
 from .. import modeling_gpt1
 from ..configuration_gpt1 import MIN_TRANSFORMERS_VERSION
+from ..data.hub_access import hub_access
 from ..data.tasks import TaskSpec, get_task
 from ..pipelines import MULTIPLE_CHOICE_TASK, GPT1MultipleChoicePipeline, gpt1_special_token_ids
 from ..tokenization_gpt1 import load_gpt1_tokenizer
@@ -221,6 +222,9 @@ def push_finetuned(
         Path(staging, "README.md").write_text(card, encoding="utf-8")
 
         api = HfApi(endpoint=endpoint, token=token)
-        api.create_repo(repo_id, private=private, exist_ok=True)
-        commit = api.upload_folder(repo_id=repo_id, folder_path=staging, commit_message=commit_message)
+        with hub_access(
+            f"pushing to {repo_id}", f"the model in {folder} is unchanged: push again where the Hub is reachable"
+        ):
+            api.create_repo(repo_id, private=private, exist_ok=True)
+            commit = api.upload_folder(repo_id=repo_id, folder_path=staging, commit_message=commit_message)
     return commit.commit_url

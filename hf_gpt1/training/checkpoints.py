@@ -17,6 +17,7 @@ import pickle
 import re
 import shutil
 from collections.abc import Collection
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from huggingface_hub.errors import StrictDataclassError
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
 from ..data.atomic import write_json_atomic
+from ..data.hub_access import hub_access
 
 logger = logging.getLogger(__name__)
 
@@ -176,6 +178,18 @@ def check_model_path(name_or_path: str | os.PathLike, flag: str = "--model_name_
         )
     if not path.is_dir():
         raise NotADirectoryError(f"{flag} {text} is a file; give the folder that holds config.json and the weights.")
+
+
+def model_hub_access(model_args: Any) -> AbstractContextManager:
+    """Around loading a run's model and tokenizer: a Hub id that cannot be fetched is one line naming the flag and
+    the local alternative."""
+    given = [("--model_name_or_path", model_args.model_name_or_path)]
+    given.append(("--tokenizer_name_or_path", getattr(model_args, "tokenizer_name_or_path", None)))
+    return hub_access(
+        " / ".join(f"{flag} {value}" for flag, value in given if value),
+        "give a local folder instead (a checkpoint saved by recipes/pretrain.py, or a release converted with python "
+        "-m hf_gpt1.tools.convert), or run where the Hub is reachable",
+    )
 
 
 def load_config(config_class: type, name_or_path: str | os.PathLike, **overrides: Any):

@@ -40,7 +40,7 @@ from .arguments import (
     check_planned_steps,
     new_model_dtype,
 )
-from .checkpoints import check_model_path, load_checkpoint, load_config, resume_checkpoint
+from .checkpoints import check_model_path, load_checkpoint, load_config, model_hub_access, resume_checkpoint
 from .memory import apply_memory_arguments
 from .output_dir import check_output_dir, claimed, run_identity
 from .results import format_metrics, logged_metrics, print_start, save_results
@@ -89,8 +89,9 @@ def run_finetuning(
     check_model_path(model_args.model_name_or_path)
     if model_args.tokenizer_name_or_path:
         check_model_path(model_args.tokenizer_name_or_path, "--tokenizer_name_or_path")
-    tokenizer = load_gpt1_tokenizer(model_args.tokenizer_name_or_path or model_args.model_name_or_path)
-    model = build_model(spec, model_args, tokenizer, predict_only=not args.do_train)
+    with model_hub_access(model_args):
+        tokenizer = load_gpt1_tokenizer(model_args.tokenizer_name_or_path or model_args.model_name_or_path)
+        model = build_model(spec, model_args, tokenizer, predict_only=not args.do_train)
     max_length, segment_cap = _lengths(data_args, model.config, predict_only=not args.do_train)
     # the truncation the run uses travels with the model, so that pipelines serve inputs as the run saw them
     tokenizer.model_max_length = max_length

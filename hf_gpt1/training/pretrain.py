@@ -37,7 +37,13 @@ from .arguments import (
     plan_warmup,
     planned_updates,
 )
-from .checkpoints import check_model_path, last_complete_checkpoint, load_checkpoint, resume_checkpoint
+from .checkpoints import (
+    check_model_path,
+    last_complete_checkpoint,
+    load_checkpoint,
+    model_hub_access,
+    resume_checkpoint,
+)
 from .memory import apply_memory_arguments
 from .output_dir import check_output_dir, claimed, run_identity
 from .results import logged_metrics, print_start, save_results
@@ -79,8 +85,9 @@ def run_pretraining(
         raise ValueError("A streamed corpus has no length: set --max_steps.")
 
     # tokenizer and model
-    tokenizer = _tokenizer(model_args, args, train_docs)
-    model = _model(model_args, tokenizer)
+    with model_hub_access(model_args):
+        tokenizer = _tokenizer(model_args, args, train_docs)
+        model = _model(model_args, tokenizer)
     # A language model's tokenizer encodes raw text: `tokenizer(text)` must not wrap it in the task template, or
     # pipeline("text-generation") and the zero-shot heuristics would see `_start_ … _classify_`. The special tokens
     # stay in the vocabulary; fine-tuning re-installs the template (hf_gpt1.training.finetune.build_model).

@@ -147,3 +147,14 @@ def test_push_refuses_a_tokenizer_without_gpt1_tokens(runs, tmp_path):
     plain.save_pretrained(folder)
     with pytest.raises(ValueError, match="no GPT-1 tokenizer"):  # refused before any network call
         push_finetuned(folder, "me/broken", endpoint="http://127.0.0.1:9", token="hf_standin")
+
+
+def test_push_with_the_hub_unreachable_says_so_and_what_is_ready(runs, monkeypatch):
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    with pytest.raises(OSError) as raised:
+        push_finetuned(runs / "stsb", "me/gpt1-stsb")
+    message = str(raised.value)
+    assert message.startswith("pushing to me/gpt1-stsb: the Hugging Face Hub cannot be reached (offline mode")
+    assert (
+        f"the model in {runs / 'stsb'} is unchanged" in message and "push again where the Hub is reachable" in message
+    )

@@ -9,6 +9,9 @@ import pytest
 
 from hf_gpt1.training.cli import parse_recipe_args, run_recipe
 from hf_gpt1.training.trainer import TrainingError
+from recipes.glue import main as glue_main
+from recipes.pretrain import main as pretrain_main
+from tests.utils import COMMON, run_cli
 
 # ------------------------------------------------------------------------------------------------ argument files
 
@@ -91,3 +94,38 @@ def test_run_recipe_prints_one_line_and_exits_2(error, capsys, monkeypatch):
     monkeypatch.setenv("HF_GPT1_TRACEBACK", "1")
     with pytest.raises(type(error)):
         run_recipe(main)
+
+
+OFFLINE = "the Hugging Face Hub cannot be reached (offline mode: HF_HUB_OFFLINE=1)"
+
+
+@pytest.mark.parametrize(
+    "recipe, argv, fragments",
+    [
+        (  # the default model is a Hub id
+            "glue",
+            ["--task", "rte", "--data_dir", "GLUE"],
+            ["--model_name_or_path openai-community/openai-gpt", OFFLINE, "give a local folder"],
+        ),
+        (  # no local data: the task's Hub copy
+            "glue",
+            ["--task", "rte", "--model_name_or_path", "TINY"],
+            ["--task rte reads nyu-mll/glue", "cannot be reached (offline mode", "--data_dir", "--train_file"],
+        ),
+        (
+            "pretrain",
+            ["--dataset_name", "wikitext", "--dataset_config_name", "wikitext-2-raw-v1"],
+            ["--dataset_name wikitext", "cannot be reached (offline mode", "--train_files"],
+        ),
+    ],
+)
+def test_an_unreachable_hub_names_what_was_asked_and_the_local_flag(
+    recipe, argv, fragments, capsys, tiny_lm, glue_slice, tmp_path
+):
+    main = {"glue": glue_main, "pretrain": pretrain_main}[recipe]
+    argv = [{"GLUE": str(glue_slice), "TINY": str(tiny_lm)}.get(a, a) for a in argv]
+    out = tmp_path / "out"
+    err = run_cli(capsys, lambda: main([*argv, "--output_dir", str(out), *COMMON]))
+    for fragment in fragments:
+        assert fragment in err, err
+    assert not out.exists()
