@@ -105,6 +105,7 @@ def test_text_classification_pipeline_equals_recipe_eval(pretrained_dir, tmp_pat
     # default outputs: softmax over labels, or the raw score for regression (no sigmoid)
     default = classifier(inputs[:1])[0]
     if spec.is_regression:
+        assert default["label"] == "similarity"  # named for what it scores, not transformers' LABEL_0
         assert default["score"] == pytest.approx(float(expected[0, 0]), abs=1e-5)
     else:
         probs = expected[0].softmax(-1)

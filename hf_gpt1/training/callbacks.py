@@ -136,11 +136,14 @@ class CheckpointCompletion(TrainerCallback):
     deletes the checkpoints beyond `args.keep_checkpoints` (`--save_total_limit`): never the newest complete one, the
     best one, or one newer than the newest complete one (`hf_gpt1.training.checkpoints`)."""
 
+    def __init__(self):
+        self.started = time.time()  # moved back by a resumed run's earlier time: markers record the run's total
+
     def on_save(self, args, state, control, **kwargs):
         folder = Path(args.output_dir) / f"{PREFIX_CHECKPOINT_DIR}-{state.global_step}"
         PartialState().wait_for_everyone()
         if args.should_save:
-            mark_complete(folder, state.global_step)
+            mark_complete(folder, state.global_step, elapsed_s=time.time() - self.started)
             limit = getattr(args, "keep_checkpoints", None)  # plain TrainingArguments: GPT1Trainer refuses a limit
             rotate_checkpoints(folder.parent, limit, keep=state.best_model_checkpoint)
 

@@ -34,6 +34,7 @@ COMPLETE_MARKER = "checkpoint_complete.json"
 
 __all__ = [
     "COMPLETE_MARKER",
+    "checkpoint_elapsed",
     "checkpoint_problem",
     "check_model_path",
     "complete_checkpoints",
@@ -51,15 +52,27 @@ def _fsync(path: Path) -> None:
         os.fsync(f.fileno())
 
 
-def mark_complete(folder: str | os.PathLike, global_step: int) -> None:
-    """Flushes every file of a checkpoint to disk, then records it as complete with each file's size."""
+def mark_complete(folder: str | os.PathLike, global_step: int, elapsed_s: float | None = None) -> None:
+    """Flushes every file of a checkpoint to disk, then records it as complete with each file's size (and the run's
+    time so far, which a resumed run's summary adds to its own)."""
     folder = Path(folder)
     files = {}
     for path in sorted(folder.rglob("*")):
         if path.is_file() and path.name != COMPLETE_MARKER:
             _fsync(path)
             files[path.relative_to(folder).as_posix()] = path.stat().st_size
-    write_json_atomic(folder / COMPLETE_MARKER, {"global_step": global_step, "files": files})
+    record = {"global_step": global_step, "files": files}
+    if elapsed_s is not None:
+        record["elapsed_s"] = round(elapsed_s, 3)
+    write_json_atomic(folder / COMPLETE_MARKER, record)
+
+
+def checkpoint_elapsed(folder: str | os.PathLike) -> float:
+    """The run's time when `folder` was saved (0 for a checkpoint that did not record it)."""
+    try:
+        return float(json.loads((Path(folder) / COMPLETE_MARKER).read_text(encoding="utf-8")).get("elapsed_s", 0.0))
+    except (OSError, ValueError, AttributeError):
+        return 0.0
 
 
 def checkpoint_problem(folder: str | os.PathLike) -> str | None:

@@ -212,6 +212,8 @@ def build_model(
             overrides["id2label"] = spec.id2label
             overrides["label2id"] = {v: k for k, v in spec.id2label.items()}
         overrides["problem_type"] = "regression" if spec.is_regression else "single_label_classification"
+        if spec.is_regression:  # the pipeline's label for the score (transformers' default would say LABEL_0)
+            overrides["id2label"], overrides["label2id"] = {0: "similarity"}, {"similarity": 0}
     if not predict_only:
         overrides["finetuned_task"] = spec.name
     if model_args.from_scratch:

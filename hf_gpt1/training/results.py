@@ -65,7 +65,8 @@ def format_metrics(metrics: dict[str, float], prefix: str, baseline: str | None 
     from the float metrics named `prefix...` (timings and the predictions' spread left out; `baseline` names the
     constant whose `baseline_*` scores follow)."""
     shown = {k[len(prefix) :]: v for k, v in metrics.items() if k.startswith(prefix) and isinstance(v, float)}
-    shown = {k: v for k, v in shown.items() if not k.endswith(("runtime", "per_second")) and k not in SPREAD_KEYS}
+    timings = ("runtime", "per_second", "model_preparation_time")
+    shown = {k: v for k, v in shown.items() if not k.endswith(timings) and k not in SPREAD_KEYS}
     scores = {k: v for k, v in shown.items() if not k.startswith(BASELINE_PREFIX)}
     ordered = sorted(scores, key=lambda name: (name in LOSS_NAMES, name))  # the task's metrics first, losses last
     text = ", ".join(f"{LOSS_NAMES.get(name, name)} {scores[name]:.4f}" for name in ordered)
@@ -98,7 +99,12 @@ def save_results(
             with atomic_save(args.output_dir) as staging:
                 trainer.processing_class.save_pretrained(staging)
         write_json_atomic(Path(args.output_dir) / RESULTS_FILE, results)
-        print(f"\n== {title}: done in {_format_seconds(time.time() - started)} ==", flush=True)
+        session = time.time() - started
+        earlier = trainer.earlier_training_s
+        took = _format_seconds(session + earlier)
+        if earlier:
+            took += f" ({_format_seconds(session)} in this session, resumed after {_format_seconds(earlier)})"
+        print(f"\n== {title}: done in {took} ==", flush=True)
         for line in lines:
             print(f"  {line}")
         if args.do_train:

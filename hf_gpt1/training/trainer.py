@@ -9,7 +9,9 @@ from __future__ import annotations
 import errno
 import inspect
 import math
+import os
 import signal
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -21,7 +23,7 @@ from transformers.trainer_utils import has_length
 
 from ..data.atomic import atomic_save, write_failure
 from .callbacks import CheckpointCompletion, GracefulStop, SpeedMeter
-from .checkpoints import COMPLETE_MARKER, last_complete_checkpoint
+from .checkpoints import COMPLETE_MARKER, checkpoint_elapsed, last_complete_checkpoint
 
 __all__ = ["TRAINER_OVERRIDES", "GPT1Trainer", "PretrainTrainer", "TrainingError", "TrainingInterrupted"]
 
@@ -82,10 +84,16 @@ class GPT1Trainer(Trainer):
         self._writing_checkpoint: str | None = None
         self.speed = SpeedMeter()
         self.stop = GracefulStop()
-        for callback in (self.speed, CheckpointCompletion(), self.stop):
+        self.completion = CheckpointCompletion()
+        for callback in (self.speed, self.completion, self.stop):
             self.add_callback(callback)
+        self.earlier_training_s = 0.0  # a resumed run's training time before its checkpoint
 
     def train(self, *args, **kwargs):
+        resumed = kwargs.get("resume_from_checkpoint")
+        if isinstance(resumed, str | os.PathLike):
+            self.earlier_training_s = checkpoint_elapsed(resumed)
+            self.completion.started = time.time() - self.earlier_training_s
         try:
             result = super().train(*args, **kwargs)
         except TrainingError:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -113,7 +114,7 @@ def test_pretrain_killed_and_resumed_matches_an_unbroken_run(tmp_path):
     assert _max_weight_diff(unbroken, crashed) < 1e-6
 
 
-def test_glue_killed_and_resumed_matches_an_unbroken_run(tiny, rte_files, tmp_path):
+def test_glue_killed_and_resumed_matches_an_unbroken_run(tiny, rte_files, tmp_path, capsys):
     train, dev = rte_files
     unbroken = tmp_path / "unbroken"
     expected = glue_main(glue_argv(tiny, train, dev, unbroken))
@@ -122,7 +123,12 @@ def test_glue_killed_and_resumed_matches_an_unbroken_run(tiny, rte_files, tmp_pa
     argv = glue_argv(tiny, train, dev, crashed)
     _kill_at_checkpoint([sys.executable, str(REPO_ROOT / "recipes" / "glue.py"), *argv], crashed, step=2)
     resumed_from = _plant_half_written_checkpoint(crashed)
+    capsys.readouterr()
     got = glue_main([*argv, "--resume"])
+    # the summary's time is the run's, the killed session's training included
+    earlier = json.loads((Path(resumed_from) / "checkpoint_complete.json").read_text())["elapsed_s"]
+    assert earlier > 0
+    assert re.search(r"== glue rte: done in .+ \(.+ in this session, resumed after .+\) ==", capsys.readouterr().out)
 
     assert got["validation"]["eval_validation_accuracy"] == expected["validation"]["eval_validation_accuracy"]
     assert got["validation"]["eval_validation_loss"] == pytest.approx(
