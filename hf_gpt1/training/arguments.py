@@ -97,6 +97,20 @@ class RecipeTrainingArguments(TrainingArguments):
         default=None,
         metadata={"help": "CUDA fp32 matmuls in TF32 (default: on with a CUDA GPU; --tf32 false keeps full fp32)."},
     )
+    log_level_replica: str = field(
+        default="error", metadata={"help": "Log level of the processes other than the main one (they log once)."}
+    )
+    ddp_find_unused_parameters: bool | None = field(
+        default=False,
+        metadata={"help": "DDP: look for parameters without gradients each step (GPT-1 has none; off is faster)."},
+    )
+    save_total_limit: int | None = field(
+        default=3,
+        metadata={
+            "help": "Keep the newest N complete checkpoints, and always the best one (so a long run cannot fill the "
+            "disk); 0 keeps every checkpoint."
+        },
+    )
     keep_checkpoints: int | None = field(
         default=None,
         metadata={
@@ -121,13 +135,13 @@ class RecipeTrainingArguments(TrainingArguments):
             if getattr(self, name) < 0:
                 raise ValueError(f"--{name} {getattr(self, name)} must be >= 0.")
         if self.save_total_limit is not None:
-            if self.save_total_limit < 1:
+            if self.save_total_limit < 0:
                 raise ValueError(
-                    f"--save_total_limit {self.save_total_limit} must be >= 1 (leave it out to keep all)."
+                    f"--save_total_limit {self.save_total_limit} must be >= 0 (0 keeps every checkpoint)."
                 )
             # Trainer rotates inside its save, before `CheckpointCompletion` marks the new checkpoint complete: a kill
             # in between would leave no complete checkpoint. So the limit is ours to apply, after the marker.
-            self.keep_checkpoints, self.save_total_limit = self.save_total_limit, None
+            self.keep_checkpoints, self.save_total_limit = self.save_total_limit or None, None
         if self.resume and self.overwrite_output_dir:
             raise ValueError(
                 "--resume continues the run in the output dir and --overwrite_output_dir deletes it: pass one of them."

@@ -43,7 +43,7 @@ from .arguments import (
 from .checkpoints import check_model_path, load_checkpoint, load_config, model_hub_access, resume_checkpoint
 from .memory import apply_memory_arguments
 from .output_dir import check_output_dir, claimed, run_identity
-from .results import format_metrics, logged_metrics, print_start, save_results
+from .results import format_metrics, log_once, logged_metrics, print_start, save_results
 from .trainer import GPT1Trainer
 
 logger = logging.getLogger(__name__)
@@ -78,6 +78,7 @@ def run_finetuning(
     if args.process_index == 0:  # an unusable folder is refused before anything loads; it is claimed below
         check_output_dir(args.output_dir, identity, args.overwrite_output_dir, args.resume)
     _check_arguments(spec, model_args, data_args, args, recipe)
+    log_once(args)
     set_seed(args.seed)
 
     # data: the task's splits, checked, then the evaluation plan

@@ -46,7 +46,7 @@ from .checkpoints import (
 )
 from .memory import apply_memory_arguments
 from .output_dir import check_output_dir, claimed, run_identity
-from .results import logged_metrics, print_start, save_results
+from .results import log_once, logged_metrics, print_start, save_results
 from .trainer import PretrainTrainer
 
 __all__ = ["pack_windows", "run_pretraining"]
@@ -69,6 +69,7 @@ def run_pretraining(
         check_output_dir(args.output_dir, identity, args.overwrite_output_dir, args.resume)
     if not args.do_train:
         raise ValueError("The pre-training recipe trains: --do_train false leaves it nothing to do.")
+    log_once(args)
     set_seed(args.seed)
 
     # data: the corpus's documents, held-out ones apart

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from pathlib import Path
 from typing import Any
 
 from transformers.trainer_utils import TrainOutput
+from transformers.utils import logging as transformers_logging
 
 from ..data.atomic import atomic_save, write_json_atomic
 from ..data.metrics import BASELINE_PREFIX, SPREAD_KEYS
@@ -15,7 +17,17 @@ from .arguments import RecipeTrainingArguments
 from .output_dir import RESULTS_FILE
 from .trainer import GPT1Trainer
 
-__all__ = ["format_metrics", "logged_metrics", "print_start", "save_results"]
+__all__ = ["format_metrics", "log_once", "logged_metrics", "print_start", "save_results"]
+
+
+def log_once(args: RecipeTrainingArguments) -> None:
+    """Under several processes, only the main one logs warnings (load reports, truncation, hf_gpt1's own): the others
+    log errors only (`--log_level_replica`, whose default here is "error"), from before the model loads."""
+    if args.process_index == 0:
+        return
+    level = args.get_process_log_level()
+    transformers_logging.set_verbosity(level)
+    logging.getLogger("hf_gpt1").setLevel(level)
 
 
 def print_start(trainer: GPT1Trainer, title: str, plan: list[str] = ()) -> None:

@@ -47,7 +47,8 @@ LAUNCH_2 = [
 
 
 def run(script: str, args: list[str], processes: int, launcher: list[str] | None = None) -> dict:
-    """Runs `recipes/<script>` in 1 or 2 processes with a global batch of 8; returns its all_results.json."""
+    """Runs `recipes/<script>` in 1 or 2 processes with a global batch of 8; returns its all_results.json (and keeps
+    its console output in `<output_dir>.log`)."""
     batch = ["--per_device_train_batch_size", str(8 // processes), "--per_device_eval_batch_size", "8"]
     launcher = launcher if launcher is not None else (LAUNCH_2 if processes == 2 else [])
     env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
@@ -59,6 +60,7 @@ def run(script: str, args: list[str], processes: int, launcher: list[str] | None
         assert "process group is initialized, but parallel_mode" not in proc.stderr  # i.e. real DDP, not 2 × 1
         assert "destroy_process_group() was not called" not in proc.stderr
     out = Path(args[args.index("--output_dir") + 1])
+    out.with_suffix(".log").write_text(proc.stdout + proc.stderr)  # the console, read by the tests of logging
     return json.loads((out / "all_results.json").read_text())
 
 
@@ -142,6 +144,16 @@ def test_pretrain_two_processes_match_one(pretrain_two_processes, wikitext, tmp_
     assert two["validation"]["eval_perplexity"] == pytest.approx(one["validation"]["eval_perplexity"], rel=1e-4)
     weights = compare_weights(out_1, out_2)
     print(f"pretrain: max |loss_1 - loss_2| over {PRETRAIN_STEPS} steps {diff:.2e}, max |weight diff| {weights:.2e}")
+
+
+def test_two_processes_log_once(pretrain_two_processes):
+    # What a run says before and after training comes from the main process only, and DDP has nothing to warn about.
+    out, _ = pretrain_two_processes
+    console = out.with_suffix(".log").read_text()
+    assert console.count("pretrain: 2 processes on cpu") == 1 and console.count("  warm-up: ") == 1
+    assert console.count("== pretrain: done in") == 1
+    assert "find_unused_parameters=True" not in console
+    assert "warning" not in console.lower().replace("warm-up", ""), console[-3000:]
 
 
 @pytest.mark.slow

@@ -119,10 +119,10 @@ def test_rotation_never_deletes_the_last_complete_checkpoint(tmp_path, monkeypat
     trainer = lm_trainer(tmp_path, max_steps=8, save_strategy="steps", save_steps=4, save_total_limit=1)
     original = callbacks_module.mark_complete
 
-    def mark_or_die(folder, step):
+    def mark_or_die(folder, step, **kwargs):
         if step == 8:
             raise KillAt("killed before checkpoint-8 was marked complete")
-        original(folder, step)
+        original(folder, step, **kwargs)
 
     monkeypatch.setattr(callbacks_module, "mark_complete", mark_or_die)
     with pytest.raises(KillAt):
@@ -136,6 +136,14 @@ def test_rotation_after_completion(tmp_path):
     trainer = lm_trainer(tmp_path, max_steps=12, save_strategy="steps", save_steps=4, save_total_limit=1)
     trainer.train()
     assert sorted(p.name for p in (tmp_path / "out").glob("checkpoint-*")) == ["checkpoint-12"]
+
+
+@pytest.mark.parametrize("limit, kept", [(None, [12, 16, 20]), (0, [4, 8, 12, 16, 20])])
+def test_a_long_run_keeps_three_checkpoints_by_default(limit, kept, tmp_path):
+    overrides = {} if limit is None else {"save_total_limit": limit}
+    trainer = lm_trainer(tmp_path, n=80, max_steps=20, save_strategy="steps", save_steps=4, **overrides)
+    trainer.train()
+    assert sorted(int(p.name.split("-")[1]) for p in (tmp_path / "out").glob("checkpoint-*")) == kept
 
 
 @pytest.mark.parametrize("failure", ["ENOSPC", "torch writer"])
@@ -195,7 +203,7 @@ def test_a_non_finite_loss_stops_training_and_keeps_the_last_good_checkpoint(log
         ({"learning_rate": float("inf")}, "--learning_rate inf is not a finite number"),
         ({"learning_rate": -1e-4}, "--learning_rate -0.0001 must be >= 0"),
         ({"per_device_train_batch_size": 0}, "--per_device_train_batch_size 0 must be a positive integer"),
-        ({"save_total_limit": 0}, "--save_total_limit 0 must be >= 1"),
+        ({"save_total_limit": -1}, "--save_total_limit -1 must be >= 0 (0 keeps every checkpoint)"),
         ({"resume": True, "overwrite_output_dir": True}, "pass one of them"),
     ],
 )
