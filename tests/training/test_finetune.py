@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from PIL import Image
 from safetensors.torch import load_file
 from transformers import AutoTokenizer, TrainerCallback, pipeline
 
@@ -26,6 +27,7 @@ from hf_gpt1.data.tasks import get_task
 from hf_gpt1.tokenization_gpt1 import load_gpt1_tokenizer
 from hf_gpt1.training import finetune
 from hf_gpt1.training.checkpoints import last_complete_checkpoint
+from hf_gpt1.training.curves import learning_curves
 from hf_gpt1.training.trainer import GPT1Trainer
 from recipes.glue import main as glue_main
 from recipes.multiple_choice import main as multiple_choice_main
@@ -646,3 +648,21 @@ def test_a_test_file_with_some_labels_is_refused(capsys, tiny_lm, tmp_path, no_t
     )
     err = glue_error(capsys, [*csv_args(tiny_lm, tmp_path / "out", train), "--test_file", str(test)])
     assert "1 of 2 test rows have a gold label" in err and "label all of them" in err
+
+
+def test_a_run_draws_its_learning_curves_and_reports_to_tensorboard(tiny_lm, glue_slice, tmp_path, capsys):
+    pytest.importorskip("tensorboard", reason="tensorboard is not installed (pip install -e '.[tensorboard]')")
+    out = tmp_path / "rte"
+    results = glue(
+        glue_args("rte", tiny_lm, glue_slice, out, "--report_to", "tensorboard", "--eval_strategy", "epoch")
+    )
+    curves = learning_curves(results["log_history"])
+    logged = [e for e in results["log_history"] if "clf_loss" in e and "eval_validation_accuracy" not in e]
+    assert curves["losses"]["training L2"] == [(e["step"], e["clf_loss"]) for e in logged]
+    held_out = ["held-out validation_clf_loss", "held-out validation_loss"]  # L2 and L3 on validation
+    assert sorted(curves["losses"]) == sorted(["training loss", "training L2", "training L1", *held_out])
+    assert "validation_accuracy" in curves["validation"] and "learning_rate" in curves["learning rate"]
+    with Image.open(out / "curves.png") as image:
+        assert image.format == "PNG" and image.width == 1500
+    assert f"  learning curves: {out / 'curves.png'}" in capsys.readouterr().out
+    assert list((out / "runs").rglob("events.out.tfevents.*"))  # transformers' TensorBoard callback wrote its events
