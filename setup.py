@@ -34,6 +34,7 @@ setup(
     packages=find_packages(include=["hf_gpt1", "hf_gpt1.*"]),
     package_data={"hf_gpt1": ["data/metrics/*/*.py"]},
     python_requires=">=3.10",
+    entry_points={"console_scripts": ["hf-gpt1=hf_gpt1.commands:main"]},
     install_requires=[
         # The lower bound only: users bring their own (newer) torch, and a cap would make pip replace it. The CPU
         # build for this project's machines is chosen by scripts/setup.sh, not here.

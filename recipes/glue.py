@@ -21,17 +21,9 @@ embedding table, evaluation every epoch and test predictions from the best-valid
 fine-tuned model + tokenizer, which `pipeline("text-classification", model=output_dir)` serves.
 """
 
-from hf_gpt1.training.arguments import DataArguments, GPT1TrainingArguments, ModelArguments
-from hf_gpt1.training.cli import parse_recipe_args, run_recipe
-from hf_gpt1.training.finetune import run_finetuning
-
-
-def main(argv: list[str] | None = None) -> dict:
-    model_args, data_args, training_args = parse_recipe_args(
-        (ModelArguments, DataArguments, GPT1TrainingArguments), argv
-    )
-    return run_finetuning(model_args, data_args, training_args, recipe="glue")
-
+# The recipe is the package's `hf-gpt1 glue` command: parse the arguments, then run_finetuning.
+from hf_gpt1.commands import glue as main
+from hf_gpt1.training.cli import run_recipe
 
 if __name__ == "__main__":
     run_recipe(main)

@@ -14,17 +14,9 @@ Test predictions go to `<task>_test_predictions.tsv`, one row per test row in it
 `all_results.json` and in the summary.
 """
 
-from hf_gpt1.training.arguments import DataArguments, GPT1TrainingArguments, ModelArguments
-from hf_gpt1.training.cli import parse_recipe_args, run_recipe
-from hf_gpt1.training.finetune import run_finetuning
-
-
-def main(argv: list[str] | None = None) -> dict:
-    model_args, data_args, training_args = parse_recipe_args(
-        (ModelArguments, DataArguments, GPT1TrainingArguments), argv
-    )
-    return run_finetuning(model_args, data_args, training_args, recipe="multiple_choice")
-
+# The recipe is the package's `hf-gpt1 multiple-choice` command: parse the arguments, then run_finetuning.
+from hf_gpt1.commands import multiple_choice as main
+from hf_gpt1.training.cli import run_recipe
 
 if __name__ == "__main__":
     run_recipe(main)

@@ -14,21 +14,13 @@
         --output_dir runs/continued [--resume]
 
 Held-out perplexity is logged at every evaluation (`eval_perplexity`); `all_results.json` has the final figures.
-The defaults differ from the paper in the BPE size (8,000) and the epochs (3), which suit small corpora; README
-("Paper settings") says why.
+The defaults differ from the paper where a small corpus or a short run needs it (a BPE sized to the corpus, the
+warm-up capped at 10% of the run, 3 epochs); README ("Paper settings") says why.
 """
 
-from hf_gpt1.training.arguments import PretrainDataArguments, PretrainModelArguments, PretrainTrainingArguments
-from hf_gpt1.training.cli import parse_recipe_args, run_recipe
-from hf_gpt1.training.pretrain import run_pretraining
-
-
-def main(argv: list[str] | None = None) -> dict:
-    model_args, data_args, training_args = parse_recipe_args(
-        (PretrainModelArguments, PretrainDataArguments, PretrainTrainingArguments), argv
-    )
-    return run_pretraining(model_args, data_args, training_args)
-
+# The recipe is the package's `hf-gpt1 pretrain` command: parse the arguments, then run_pretraining.
+from hf_gpt1.commands import pretrain as main
+from hf_gpt1.training.cli import run_recipe
 
 if __name__ == "__main__":
     run_recipe(main)

@@ -152,7 +152,7 @@ def convert_openai_checkpoint(
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m hf_gpt1.tools.convert", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="hf-gpt1 convert", description=__doc__.split("\n\n")[0])
     parser.add_argument("--checkpoint_dir", required=True, help="folder with params_shapes.json and params_*.npy")
     parser.add_argument("--output_dir", required=True, help="where to save the hf_gpt1 checkpoint")
     parser.add_argument("--n_positions", type=int, default=None, help="keep only this many position embeddings")

@@ -13,6 +13,7 @@ modeling code with a complete `auto_map`, for multiple-choice models the `multip
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
@@ -228,3 +229,20 @@ def push_finetuned(
             api.create_repo(repo_id, private=private, exist_ok=True)
             commit = api.upload_folder(repo_id=repo_id, folder_path=staging, commit_message=commit_message)
     return commit.commit_url
+
+
+def main(argv: list[str] | None = None) -> str:
+    """`hf-gpt1 push` / `python -m hf_gpt1.tools.hub`: [`push_finetuned`] from the command line."""
+    parser = argparse.ArgumentParser(prog="hf-gpt1 push", description=push_finetuned.__doc__.split("\n\n")[0])
+    parser.add_argument("output_dir", help="the fine-tuning run's output folder")
+    parser.add_argument("repo_id", help="namespace/name of the Hub repository (created when absent)")
+    parser.add_argument("--base_model", help="the pre-trained model, for the card (default: the run's)")
+    parser.add_argument("--private", action="store_true", help="create the repository private")
+    args = parser.parse_args(argv)
+    url = push_finetuned(args.output_dir, args.repo_id, base_model=args.base_model, private=args.private or None)
+    print(f"Pushed {args.output_dir} to {args.repo_id}: {url}")
+    return url
+
+
+if __name__ == "__main__":
+    main()

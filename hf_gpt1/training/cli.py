@@ -5,6 +5,8 @@ python recipes/glue.py my_run.yaml --seed 3     # a file of arguments, overridde
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
 import difflib
 import errno
 import json
@@ -64,12 +66,21 @@ def _config_to_argv(path: Path) -> list[str]:
     return argv
 
 
-def parse_recipe_args(dataclass_types: Sequence[type], argv: Sequence[str] | None = None) -> tuple:
+def parse_recipe_args(
+    dataclass_types: Sequence[type], argv: Sequence[str] | None = None, prog: str | None = None
+) -> tuple:
     """Parses a recipe's argument dataclasses from the command line; a first argument ending in `.yaml`/`.yml`/
     `.json` is a file of arguments, which the following command-line arguments may override. Names are exact (no
-    prefix of a name stands for it: `learning_rat` is refused, naming `learning_rate`)."""
-    parser = HfArgumentParser(dataclass_types, allow_abbrev=False)
+    prefix of a name stands for it: `learning_rat` is refused, naming `learning_rate`). `--help` lists the recipe's
+    own arguments (transformers' other TrainingArguments are counted, and listed by `--help_all`)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    help_all = "--help_all" in argv
+    if help_all:
+        argv = [word for word in argv if word != "--help_all"] + ["--help"]
+    usage = "%(prog)s [ARGS.yaml] [--help | --help_all] [--NAME VALUE ...]"
+    parser = HfArgumentParser(dataclass_types, allow_abbrev=False, prog=prog, usage=usage)
+    if not help_all:
+        _hide_library_arguments(parser, dataclass_types)
     source = "command line"
     if argv and argv[0].endswith((".yaml", ".yml", ".json")):
         source = f"{argv[0]} or the command line"
@@ -86,6 +97,21 @@ def parse_recipe_args(dataclass_types: Sequence[type], argv: Sequence[str] | Non
             f"Unknown argument(s) in the {source}: {', '.join(hints)}; `--help` lists the recipe's arguments."
         )
     return tuple(parsed)
+
+
+def _hide_library_arguments(parser: HfArgumentParser, dataclass_types: Sequence[type]) -> None:
+    """Leaves out of `--help` the TrainingArguments fields that no hf_gpt1 class declares (they still parse)."""
+    hidden = set()
+    for cls in dataclass_types:
+        for field in dataclasses.fields(cls):
+            owner = next(k for k in cls.__mro__ if field.name in k.__dict__.get("__annotations__", {}))
+            if not owner.__module__.startswith("hf_gpt1"):
+                hidden.add(field.name)
+    for action in parser._actions:  # argparse's list of options (no public accessor); SUPPRESS is its public API
+        if action.dest in hidden:
+            action.help = argparse.SUPPRESS
+    if hidden:
+        parser.epilog = f"transformers' TrainingArguments take {len(hidden)} more arguments: --help_all lists them."
 
 
 class _Terminated(BaseException):

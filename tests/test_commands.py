@@ -1,0 +1,65 @@
+"""The `hf-gpt1` console command that `pip install` puts on the PATH: the recipes and tools from any folder."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.utils import COMMON, TINY_LM
+
+
+@pytest.fixture(scope="module")
+def command() -> list[str]:
+    script = Path(sys.executable).parent / "hf-gpt1"
+    if not script.is_file():
+        pytest.skip("the hf-gpt1 command is not installed here: scripts/setup.sh (pip install -e .) installs it")
+    return [str(script)]
+
+
+def run(command: list[str], *argv: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([*command, *argv], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def test_pretrain_from_another_folder(command, wikitext_slice, tmp_path):
+    argv = ["pretrain", "--train_files", str(wikitext_slice["train"]), "--output_dir", "run", *TINY_LM]
+    argv += ["--max_steps", "2", "--per_device_train_batch_size", "4", "--eval_steps", "2", "--save_steps", "2"]
+    done = run(command, *argv, *COMMON, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads((tmp_path / "run" / "all_results.json").read_text())["log_history"][-1]["step"] == 2
+    assert "== pretrain: done in" in done.stdout
+
+
+def test_every_command_is_listed_and_an_unknown_one_named(command, tmp_path):
+    listed = run(command, "--help", cwd=tmp_path)
+    assert listed.returncode == 0
+    for name in ("pretrain", "glue", "multiple-choice", "zero-shot", "convert", "push"):
+        assert f"\n  {name} " in listed.stdout
+    unknown = run(command, "finetune", cwd=tmp_path)
+    assert unknown.returncode != 0 and "unknown command 'finetune'; the commands are pretrain, glue" in unknown.stderr
+
+
+# (multiple-choice and pretrain parse like glue: one subprocess each costs ~5 s of imports)
+@pytest.mark.parametrize("name", ["glue", "zero-shot", "convert", "push"])
+def test_help_shows_the_commands_own_arguments(command, name, tmp_path):
+    done = run(command, name, "--help", cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.startswith(f"usage: hf-gpt1 {name}")
+    if name == "glue":
+        lines = done.stdout.splitlines()
+        assert len(lines) < 250 and "--learning_rate" in done.stdout and "--fsdp_config" not in done.stdout
+        assert lines[-1].startswith("transformers' TrainingArguments take") and "--help_all" in lines[-1]
+        everything = run(command, name, "--help_all", cwd=tmp_path).stdout
+        assert "--fsdp_config" in everything and len(everything.splitlines()) > len(lines) + 200
+
+
+def test_a_misspelled_flag_is_one_line_without_the_usage(command, tmp_path):
+    done = run(command, "glue", "--task", "rte", "--learning_rat", "1e-4", "--output_dir", "x", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[0] == (
+        "error: Unknown argument(s) in the command line: --learning_rat (did you mean --learning_rate?); `--help` "
+        "lists the recipe's arguments."
+    )
+    assert "usage:" not in done.stderr and not (tmp_path / "x").exists()
