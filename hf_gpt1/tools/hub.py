@@ -21,12 +21,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from huggingface_hub import HfApi, ModelCardData
+from huggingface_hub import EvalResult, HfApi, ModelCardData
 from transformers import AutoConfig
 
 from .. import modeling_gpt1
 from ..configuration_gpt1 import MIN_TRANSFORMERS_VERSION
 from ..data.hub_access import hub_access
+from ..data.metrics import BASELINE_PREFIX, SPREAD_KEYS, baseline_name
 from ..data.tasks import TaskSpec, get_task
 from ..pipelines import MULTIPLE_CHOICE_TASK, GPT1MultipleChoicePipeline, gpt1_special_token_ids
 from ..tokenization_gpt1 import load_gpt1_tokenizer
@@ -50,21 +51,30 @@ def _is_hub_id(name: str | None) -> bool:
     return bool(name) and not os.path.exists(name) and name.count("/") == 1 and not name.startswith((".", "/"))
 
 
-def _eval_metrics(results: dict[str, Any]) -> dict[str, dict[str, float]]:
-    """`{split: {metric: value}}` from all_results.json, keeping the metric values and dropping timings."""
-    out = {}
+def _eval_metrics(results: dict[str, Any]) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
+    """`{split: {metric: value}}` from all_results.json, and the same for the constant baseline (timings, losses and
+    the predictions' spread left out)."""
+    scores, baselines = {}, {}
     for split, values in results.items():
-        if split == "train" or not isinstance(values, dict):
+        if split in ("train", "hyperparameters") or not isinstance(values, dict):
             continue
         prefix = f"eval_{split}_"
         metrics = {
             key[len(prefix) :]: value
             for key, value in values.items()
-            if key.startswith(prefix) and not key.endswith(("runtime", "per_second", "loss", "epoch"))
+            if key.startswith(prefix)
+            and not key.endswith(("runtime", "per_second", "loss", "epoch", "preparation_time"))
         }
-        if metrics:
-            out[split] = metrics
-    return out
+        metrics = {key: value for key, value in metrics.items() if key not in SPREAD_KEYS}
+        if own := {k: v for k, v in metrics.items() if not k.startswith(BASELINE_PREFIX)}:
+            scores[split] = own
+        if constant := {k[len(BASELINE_PREFIX) :]: v for k, v in metrics.items() if k.startswith(BASELINE_PREFIX)}:
+            baselines[split] = constant
+    return scores, baselines
+
+
+# The licences of base models whose licence is known; a card on another base states none rather than guess.
+BASE_LICENSES = {"openai-community/openai-gpt": "mit"}
 
 
 def model_card(model_dir: str | os.PathLike, repo_id: str, base_model: str | None = None) -> str:
@@ -88,7 +98,8 @@ def model_card(model_dir: str | os.PathLike, repo_id: str, base_model: str | Non
     spec: TaskSpec | None = get_task(task_name) if task_name else None
     architecture = (config.get("architectures") or ["GPT1PreTrainedModel"])[0]
     pipeline_tag = _PIPELINE_TAGS.get(architecture)
-    metrics = _eval_metrics(results)
+    metrics, baselines = _eval_metrics(results)
+    hub_base = base_model if _is_hub_id(base_model) else None
 
     if data.get("data_dir"):
         source = f"the official GLUE TSV files (`{Path(data['data_dir']).name}/`)"
@@ -101,14 +112,38 @@ def model_card(model_dir: str | os.PathLike, repo_id: str, base_model: str | Non
         source = "not recorded"
     limits = [f"{key} = {data[key]}" for key in ("max_train_samples", "max_eval_samples") if data.get(key)]
 
+    dataset = spec.hub[0] if spec is not None and spec.hub is not None else (spec.name if spec else None)
+    eval_results = [
+        EvalResult(
+            task_type=pipeline_tag or "text-classification",
+            dataset_type=dataset,
+            dataset_name=f"{spec.name} ({split})",
+            dataset_config=spec.hub[1] if spec.hub else None,
+            dataset_split=split,
+            metric_type=name,
+            metric_value=round(float(value), 4),
+        )
+        for split, values in metrics.items()
+        for name, value in values.items()
+        if spec is not None
+    ]
     metadata = ModelCardData(
         library_name="transformers",
         pipeline_tag=pipeline_tag,
-        base_model=base_model if _is_hub_id(base_model) else None,
+        license=BASE_LICENSES.get(hub_base),
+        base_model=hub_base,
         datasets=[spec.hub[0]] if spec is not None and spec.hub is not None and source.startswith("the Hub") else None,
         metrics=sorted({name for split in metrics.values() for name in split}) or None,
         tags=["gpt1", "hf_gpt1", "custom_code"] + ([spec.name] if spec is not None else []),
+        model_name=repo_id.split("/")[-1] if eval_results else None,
+        eval_results=eval_results or None,
     )
+    if hub_base:
+        base_line = f"`{hub_base}`"
+    elif base_model:
+        base_line = "a local checkpoint (not on the Hub; pass `base_model=` its Hub id to link it)"
+    else:
+        base_line = "`not recorded`"
     lines = [
         "---",
         metadata.to_yaml(),
@@ -119,7 +154,7 @@ def model_card(model_dir: str | os.PathLike, repo_id: str, base_model: str | Non
         f"GPT-1 (Radford et al. 2018, *Improving Language Understanding by Generative Pre-Training*) fine-tuned with "
         f"the hf_gpt1 package as `{architecture}`.",
         "",
-        f"- **Base model:** `{base_model or 'not recorded'}`",
+        f"- **Base model:** {base_line}",
         f"- **Task:** {spec.name if spec else 'not recorded'}"
         + (f" ({spec.format} input transform of the paper's Fig. 1)" if spec else ""),
         f"- **Objective:** L3 = L2 + λ·L1 with λ (`lm_coef`) = {config.get('lm_coef', 'not recorded')}"
@@ -134,9 +169,20 @@ def model_card(model_dir: str | os.PathLike, repo_id: str, base_model: str | Non
     if metrics:
         names = sorted({name for split in metrics.values() for name in split})
         lines += ["", "## Results", "", "| split | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
-        for split, values in metrics.items():
+        rows = [(split, values) for split, values in metrics.items()]
+        constant = f"{baseline_name(spec)} baseline" if spec is not None else "baseline"
+        rows += [(f"{constant} ({split})" if len(baselines) > 1 else constant, v) for split, v in baselines.items()]
+        for split, values in rows:
             cells = [f"{values[name]:.4f}" if name in values else "" for name in names]
             lines.append(f"| {split} | " + " | ".join(cells) + " |")
+        if baselines:
+            lines += [
+                "",
+                f"The {constant} predicts one constant for every row: what a model that learned nothing scores.",
+            ]
+    if hyperparameters := results.get("hyperparameters"):
+        lines += ["", "## Training hyperparameters", ""]
+        lines += [f"- {name}: {value}" for name, value in hyperparameters.items()]
     lines += ["", "## How to use", "", "```python", "from transformers import pipeline", ""]
     if pipeline_tag == MULTIPLE_CHOICE_TASK:
         lines += [

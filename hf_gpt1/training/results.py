@@ -104,6 +104,7 @@ def save_results(
     if train_result is not None:
         speed = trainer.speed.summary()
         results = {"train": {**train_result.metrics, "steady_state": speed}, **results}
+        results["hyperparameters"] = _hyperparameters(args)
         results["log_history"] = trainer.state.log_history
         if speed:
             lines = [_speed_line(speed, args), *lines]
@@ -127,6 +128,26 @@ def save_results(
         if curves is not None:
             print(f"  learning curves: {curves}", flush=True)
     return results
+
+
+def _hyperparameters(args: RecipeTrainingArguments) -> dict[str, Any]:
+    """The training settings a model card reports (the run's effective values)."""
+    world = max(args.world_size, 1)
+    settings = {
+        "learning_rate": args.learning_rate,
+        "lr_scheduler_type": str(getattr(args.lr_scheduler_type, "value", args.lr_scheduler_type)),
+        "warmup_steps": args.warmup_steps,
+        "weight_decay": args.weight_decay,
+        "num_train_epochs": args.num_train_epochs,
+        "max_steps": args.max_steps if args.max_steps > 0 else None,
+        "per_device_train_batch_size": args.per_device_train_batch_size,
+        "processes": world,
+        "gradient_accumulation_steps": args.gradient_accumulation_steps,
+        "global_batch_size": args.per_device_train_batch_size * world * args.gradient_accumulation_steps,
+        "optimizer": str(getattr(args.optim, "value", args.optim)),
+        "seed": args.seed,
+    }
+    return {name: value for name, value in settings.items() if value is not None}
 
 
 def _speed_line(speed: dict[str, float], args: RecipeTrainingArguments) -> str:

@@ -56,9 +56,13 @@ def runs(tmp_path_factory):
     results = {"task": "stsb", "train": {"train_loss": 1.0}}
     results["validation"] = {
         "eval_validation_pearson": 0.25,
+        "eval_validation_baseline_pearson": 0.0,
+        "eval_validation_prediction_std": 0.4,
         "eval_validation_loss": 2.0,
         "eval_validation_runtime": 1.0,
     }
+    results["hyperparameters"] = {"learning_rate": 6.25e-05, "num_train_epochs": 3.0, "global_batch_size": 32}
+    results["hyperparameters"] |= {"seed": 42, "lr_scheduler_type": "linear", "warmup_steps": 0.002}
     (root / "stsb" / "all_results.json").write_text(json.dumps(results))
     return root
 
@@ -74,6 +78,16 @@ def test_model_card_names_base_model_task_lambda_data_and_metrics(runs):
     assert 'pipeline("text-classification", model="me/gpt1-stsb", trust_remote_code=True)' in body
     assert "Regression" in body and "Similarity" in body
     assert "**Requires:** `transformers>=5.23.0`" in body
+    # what the Hub reads: the licence of the base (openai-gpt's is MIT when it is the base), the model-index
+    assert "license: mit" not in front  # me/gpt1-base's licence is not known here
+    assert "model-index:" in front and "type: pearson" in front and "value: 0.25" in front
+    assert "| mean-prediction baseline | 0.0000 |" in body and "prediction_std" not in body
+    assert "- learning_rate: 6.25e-05" in body and "- global_batch_size: 32" in body and "- seed: 42" in body
+    openai = model_card(runs / "stsb", "me/gpt1-stsb", base_model="openai-community/openai-gpt")
+    assert "license: mit" in openai.split("---\n")[1] and "base_model: openai-community/openai-gpt" in openai
+    local = model_card(runs / "stsb", "me/gpt1-stsb", base_model=str(runs / "pretrained"))
+    assert "base_model:" not in local.split("---\n")[1] and str(runs) not in local
+    assert "**Base model:** a local checkpoint (not on the Hub" in local
     swag = model_card(runs / "swag", "me/gpt1-swag")  # no run files: the card says so instead of guessing
     assert "pipeline_tag: multiple-choice" in swag and "**Base model:** `not recorded`" in swag
 

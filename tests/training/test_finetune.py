@@ -290,10 +290,17 @@ def test_summary_at_the_end_and_validation_evaluated_once(tiny_lm, glue_slice, t
         summary[3],
     ), summary[3]
     assert summary[4] == f"  test: 30 predictions -> {out / 'RTE.tsv'}"
+    hyperparameters = json.loads((out / "all_results.json").read_text())["hyperparameters"]  # for the model card
+    assert hyperparameters["global_batch_size"] == 16 and hyperparameters["learning_rate"] == 1e-3
+    assert hyperparameters["seed"] == 7 and hyperparameters["lr_scheduler_type"] == "linear"
     steady = json.loads((out / "all_results.json").read_text())["train"]["steady_state"]
     assert steady["steps"] == 5  # 96 rows in batches of 16, less the first step
     assert 0 < steady["tokens_per_s"] < steady["steps_per_s"] * 16 * 64  # real tokens, fewer than 16 full rows
-    assert summary[-2:] == [f"  model + tokenizer: {out}", f"  results: {out / 'all_results.json'}"]
+    assert summary[-3:] == [
+        f"  model + tokenizer: {out}",
+        f"  results: {out / 'all_results.json'}",
+        f"  learning curves: {out / 'curves.png'}",
+    ]
 
 
 def test_a_model_that_answers_one_class_is_flagged(tiny_lm, glue_slice, tmp_path, capsys):
