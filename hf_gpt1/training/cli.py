@@ -99,13 +99,25 @@ def parse_recipe_args(
     return tuple(parsed)
 
 
+# transformers' TrainingArguments that every run uses: `--help` lists them beside the recipe's own.
+ESSENTIAL_TRAINING_ARGUMENTS = {
+    "output_dir", "num_train_epochs", "max_steps", "per_device_train_batch_size", "per_device_eval_batch_size",
+    "gradient_accumulation_steps", "learning_rate", "lr_scheduler_type", "warmup_steps", "weight_decay",
+    "max_grad_norm", "optim", "seed", "data_seed", "full_determinism", "bf16", "fp16", "use_cpu", "torch_compile",
+    "gradient_checkpointing", "eval_strategy", "eval_steps", "save_strategy", "save_steps", "logging_steps",
+    "load_best_model_at_end", "metric_for_best_model", "report_to", "run_name", "dataloader_num_workers",
+    "push_to_hub", "hub_model_id",
+}  # fmt: skip
+
+
 def _hide_library_arguments(parser: HfArgumentParser, dataclass_types: Sequence[type]) -> None:
-    """Leaves out of `--help` the TrainingArguments fields that no hf_gpt1 class declares (they still parse)."""
+    """Leaves out of `--help` the fields transformers' TrainingArguments declare that are neither redeclared by a
+    recipe nor essential (they still parse; `--help_all` lists them)."""
     hidden = set()
     for cls in dataclass_types:
         for field in dataclasses.fields(cls):
             owner = next(k for k in cls.__mro__ if field.name in k.__dict__.get("__annotations__", {}))
-            if not owner.__module__.startswith("hf_gpt1"):
+            if owner.__module__.startswith("transformers") and field.name not in ESSENTIAL_TRAINING_ARGUMENTS:
                 hidden.add(field.name)
     for action in parser._actions:  # argparse's list of options (no public accessor); SUPPRESS is its public API
         if action.dest in hidden:

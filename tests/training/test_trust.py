@@ -593,7 +593,7 @@ def test_a_full_disk_at_the_claim_is_one_line_naming_the_file(tiny, rte_files, t
 
 
 def test_zero_shot_refuses_an_output_file_in_a_missing_folder_before_scoring(tiny_lm, tmp_path, capsys, monkeypatch):
-    from recipes import zero_shot
+    from hf_gpt1.tools import zero_shot
 
     monkeypatch.setattr(zero_shot, "load_checkpoint", lambda *a: pytest.fail("the model was loaded"))
     argv = ["--model_name_or_path", str(tiny_lm), "--task", "sst2", "--output_file", str(tmp_path / "no" / "r.json")]
