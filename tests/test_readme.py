@@ -3,6 +3,7 @@ read from README.md, so an edit that breaks an example fails here)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -16,7 +17,7 @@ from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
 from hf_gpt1.training.arguments import ModelArguments
 from hf_gpt1.training.finetune import build_model
 from tests.tools.hub_standin import HubStandIn
-from tests.utils import REPO_ROOT, SENTENCES, tiny_config_for
+from tests.utils import REPO_ROOT, SENTENCES, shared_data, tiny_config_for
 
 
 def readme_block(section: str, language: str = "python") -> str:
@@ -54,3 +55,19 @@ def test_the_inference_and_sharing_example_runs(runs):
         )
         assert done.returncode == 0, done.stderr[-3000:]
         assert "me/gpt1-rte" in hub.repos
+
+
+def test_the_first_run_section_runs(tmp_path):
+    # The shell block as written, in a fresh folder: the shared data path made absolute, hf-gpt1 from this environment.
+    data = shared_data()
+    script = readme_block("## First run", "bash").replace("../shared/data", str(data))
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    finetuned = json.loads((tmp_path / "runs" / "first-sst2" / "all_results.json").read_text())["validation"]
+    # what the section says: the model beats the majority class clearly
+    assert finetuned["eval_validation_accuracy"] > finetuned["eval_validation_baseline_accuracy"] + 0.1
+    assert (tmp_path / "runs" / "first-sst2-predict" / "SST-2.tsv").is_file()
+    assert "'label': '1'" in done.stdout
