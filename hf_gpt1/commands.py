@@ -31,20 +31,23 @@ from .training.cli import parse_recipe_args, run_recipe
 __all__ = ["COMMANDS", "glue", "main", "multiple_choice", "pretrain"]
 
 
-def glue(argv: Sequence[str] | None = None) -> dict:
-    """Fine-tunes on a GLUE task (recipes/glue.py): parse the arguments, then `run_finetuning`."""
+FINETUNE_ARGUMENTS = (ModelArguments, DataArguments, GPT1TrainingArguments)
+
+
+def _finetune(argv: Sequence[str] | None, recipe: str, prog: str) -> dict:
     from .training.finetune import run_finetuning
 
-    parsed = parse_recipe_args((ModelArguments, DataArguments, GPT1TrainingArguments), argv, prog="hf-gpt1 glue")
-    return run_finetuning(*parsed, recipe="glue")
+    return run_finetuning(*parse_recipe_args(FINETUNE_ARGUMENTS, argv, prog=prog), recipe=recipe)
+
+
+def glue(argv: Sequence[str] | None = None) -> dict:
+    """Fine-tunes on a GLUE task (recipes/glue.py): parse the arguments, then `run_finetuning`."""
+    return _finetune(argv, "glue", "hf-gpt1 glue")
 
 
 def multiple_choice(argv: Sequence[str] | None = None) -> dict:
     """Fine-tunes on Story Cloze, RACE or SWAG (recipes/multiple_choice.py)."""
-    from .training.finetune import run_finetuning
-
-    classes = (ModelArguments, DataArguments, GPT1TrainingArguments)
-    return run_finetuning(*parse_recipe_args(classes, argv, prog="hf-gpt1 multiple-choice"), recipe="multiple_choice")
+    return _finetune(argv, "multiple_choice", "hf-gpt1 multiple-choice")
 
 
 def pretrain(argv: Sequence[str] | None = None) -> dict:
@@ -85,15 +88,15 @@ COMMANDS: dict[str, tuple[Callable[[Sequence[str] | None], Any], str]] = {
 
 def main(argv: Sequence[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in ("-h", "--help") or argv[0] not in COMMANDS:
-        lines = [f"  {name:<16} {text}" for name, (_, text) in COMMANDS.items()]
-        usage = "usage: hf-gpt1 <command> [arguments]   (hf-gpt1 <command> --help: its arguments)\n\ncommands:\n"
-        if argv and argv[0] not in ("-h", "--help"):
-            sys.exit(f"error: unknown command {argv[0]!r}; the commands are {', '.join(COMMANDS)}.")
-        print(usage + "\n".join(lines))
-        sys.exit(0 if argv else 2)
-    command, _ = COMMANDS[argv[0]]
-    run_recipe(lambda: command(argv[1:]))
+    if argv and argv[0] in COMMANDS:
+        command, _ = COMMANDS[argv[0]]
+        run_recipe(lambda: command(argv[1:]))
+        return
+    if argv and argv[0] not in ("-h", "--help"):
+        sys.exit(f"error: unknown command {argv[0]!r}; the commands are {', '.join(COMMANDS)}.")
+    print("usage: hf-gpt1 <command> [arguments]   (hf-gpt1 <command> --help: its arguments)\n\ncommands:")
+    print("\n".join(f"  {name:<16} {text}" for name, (_, text) in COMMANDS.items()))
+    sys.exit(0 if argv else 2)
 
 
 if __name__ == "__main__":

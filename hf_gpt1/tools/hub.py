@@ -27,7 +27,7 @@ from transformers import AutoConfig
 from .. import modeling_gpt1
 from ..configuration_gpt1 import MIN_TRANSFORMERS_VERSION
 from ..data.hub_access import hub_access
-from ..data.metrics import BASELINE_PREFIX, SPREAD_KEYS, baseline_name
+from ..data.metrics import baseline_name, scores_and_baselines
 from ..data.tasks import TaskSpec, get_task
 from ..pipelines import MULTIPLE_CHOICE_TASK, GPT1MultipleChoicePipeline, gpt1_special_token_ids
 from ..tokenization_gpt1 import load_gpt1_tokenizer
@@ -58,17 +58,10 @@ def _eval_metrics(results: dict[str, Any]) -> tuple[dict[str, dict[str, float]],
     for split, values in results.items():
         if split in ("train", "hyperparameters") or not isinstance(values, dict):
             continue
-        prefix = f"eval_{split}_"
-        metrics = {
-            key[len(prefix) :]: value
-            for key, value in values.items()
-            if key.startswith(prefix)
-            and not key.endswith(("runtime", "per_second", "loss", "epoch", "preparation_time"))
-        }
-        metrics = {key: value for key, value in metrics.items() if key not in SPREAD_KEYS}
-        if own := {k: v for k, v in metrics.items() if not k.startswith(BASELINE_PREFIX)}:
+        own, constant = scores_and_baselines(values, f"eval_{split}_")
+        if own := {key: value for key, value in own.items() if not key.endswith("loss")}:
             scores[split] = own
-        if constant := {k[len(BASELINE_PREFIX) :]: v for k, v in metrics.items() if k.startswith(BASELINE_PREFIX)}:
+        if constant:
             baselines[split] = constant
     return scores, baselines
 

@@ -176,8 +176,7 @@ def check_planned_steps(args: RecipeTrainingArguments, train_dataset: Any) -> No
     """Refuses a training run that would take no optimizer step (a corpus without a length is not checked)."""
     if not hasattr(train_dataset, "__len__"):
         return
-    rows, per_step = len(train_dataset), args.per_device_train_batch_size * max(args.world_size, 1)
-    batches = rows // per_step if args.dataloader_drop_last else math.ceil(rows / per_step)
+    rows, per_step, batches = _batches_per_epoch(args, train_dataset)
     if batches == 0 and args.dataloader_drop_last and rows:
         raise ValueError(
             f"This run would take 0 optimizer steps: {rows} training rows are fewer than one global batch of "
@@ -192,15 +191,19 @@ def check_planned_steps(args: RecipeTrainingArguments, train_dataset: Any) -> No
         )
 
 
+def _batches_per_epoch(args: RecipeTrainingArguments, train_dataset: Any) -> tuple[int, int, int]:
+    """(rows, rows per global batch, global batches per epoch) of a dataset with a length."""
+    rows, per_step = len(train_dataset), args.per_device_train_batch_size * max(args.world_size, 1)
+    return rows, per_step, rows // per_step if args.dataloader_drop_last else math.ceil(rows / per_step)
+
+
 def planned_updates(args: RecipeTrainingArguments, train_dataset: Any) -> int | None:
     """The optimizer steps Trainer will take (None for a corpus without a length and no --max_steps)."""
     if args.max_steps > 0:
         return args.max_steps
     if not hasattr(train_dataset, "__len__"):
         return None
-    per_step = args.per_device_train_batch_size * max(args.world_size, 1)
-    rows = len(train_dataset)
-    batches = rows // per_step if args.dataloader_drop_last else math.ceil(rows / per_step)
+    _, _, batches = _batches_per_epoch(args, train_dataset)
     return math.ceil(args.num_train_epochs * max(batches // args.gradient_accumulation_steps, 1))
 
 

@@ -7,14 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from ..data.atomic import write_figure_atomic
-from ..data.metrics import BASELINE_PREFIX, SPREAD_KEYS
+from ..data.metrics import is_score
 
 __all__ = ["CURVES_FILE", "learning_curves", "write_curves"]
 
 CURVES_FILE = "curves.png"
 # the training log's names → what the curve shows ("loss" is L3 when fine-tuning, L1 when pre-training)
 TRAINING_LOSSES = {"loss": "training loss", "clf_loss": "training L2", "lm_loss": "training L1"}
-_NOT_CURVES = ("runtime", "per_second", "model_preparation_time", "epoch")
 
 
 def learning_curves(log_history: list[dict[str, Any]]) -> dict[str, dict[str, list[tuple[int, float]]]]:
@@ -32,9 +31,7 @@ def learning_curves(log_history: list[dict[str, Any]]) -> dict[str, dict[str, li
                 panel, name = "learning rate", key
             elif key.startswith("eval_") and key.endswith("loss"):
                 panel, name = "losses", f"held-out {key.removeprefix('eval_')}"
-            elif key.startswith("eval_") and not key.endswith(_NOT_CURVES) and BASELINE_PREFIX not in key:
-                if key.endswith(SPREAD_KEYS):
-                    continue
+            elif key.startswith("eval_") and is_score(key):
                 panel, name = "validation", key.removeprefix("eval_")
             else:
                 continue

@@ -146,7 +146,12 @@ def run_finetuning(
             lines.append(_metrics_line(spec, split, metrics, processed[split].num_rows, data_args.max_eval_samples))
         for split in [s for s in processed if s.startswith("test")]:
             lines.append(_predict(trainer, spec, split, processed[split], raw[split], results))
-        warnings = [w for s in results if isinstance(results[s], dict) for w in _warnings(spec, s, results[s])]
+        warnings = [
+            line
+            for split, metrics in results.items()
+            if isinstance(metrics, dict)
+            for line in prediction_warnings(spec, split, metrics, prefix=f"eval_{split}_")
+        ]
         if warnings:
             results["warnings"] = warnings
             lines += [f"warning: {w}" for w in warnings]
@@ -158,10 +163,6 @@ def _metrics_line(spec: TaskSpec, split: str, metrics: dict, rows: int, limit: i
     cap = f", the first {limit} (--max_eval_samples)" if limit is not None and rows == limit else ""
     text = format_metrics(metrics, f"eval_{split}_", baseline_name(spec))
     return f"{split} ({rows} rows{cap}): {text}"
-
-
-def _warnings(spec: TaskSpec, split: str, metrics: dict) -> list[str]:
-    return prediction_warnings(spec, split, metrics, prefix=f"eval_{split}_")
 
 
 # ------------------------------------------------------------------------------------------------- model

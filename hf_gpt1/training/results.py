@@ -12,7 +12,7 @@ from transformers.trainer_utils import TrainOutput
 from transformers.utils import logging as transformers_logging
 
 from ..data.atomic import atomic_save, write_json_atomic
-from ..data.metrics import BASELINE_PREFIX, SPREAD_KEYS
+from ..data.metrics import scores_and_baselines
 from .arguments import RecipeTrainingArguments
 from .curves import CURVES_FILE, write_curves
 from .output_dir import RESULTS_FILE
@@ -77,13 +77,9 @@ def format_metrics(metrics: dict[str, float], prefix: str, baseline: str | None 
     """`accuracy 0.7500, f1 0.8000, L2 (task) loss 0.51, L3 loss 3.40; majority-class baseline: accuracy 0.6838, …`
     from the float metrics named `prefix...` (timings and the predictions' spread left out; `baseline` names the
     constant whose `baseline_*` scores follow)."""
-    shown = {k[len(prefix) :]: v for k, v in metrics.items() if k.startswith(prefix) and isinstance(v, float)}
-    timings = ("runtime", "per_second", "model_preparation_time")
-    shown = {k: v for k, v in shown.items() if not k.endswith(timings) and k not in SPREAD_KEYS}
-    scores = {k: v for k, v in shown.items() if not k.startswith(BASELINE_PREFIX)}
+    scores, constant = scores_and_baselines(metrics, prefix)
     ordered = sorted(scores, key=lambda name: (name in LOSS_NAMES, name))  # the task's metrics first, losses last
     text = ", ".join(f"{LOSS_NAMES.get(name, name)} {scores[name]:.4f}" for name in ordered)
-    constant = {k[len(BASELINE_PREFIX) :]: v for k, v in shown.items() if k.startswith(BASELINE_PREFIX)}
     if constant and baseline:
         text += f"; {baseline} baseline: " + ", ".join(f"{k} {v:.4f}" for k, v in sorted(constant.items()))
     return text

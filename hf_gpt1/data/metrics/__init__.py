@@ -3,6 +3,7 @@ shown beside."""
 
 import warnings
 from pathlib import Path
+from typing import Any
 
 import evaluate
 import numpy as np
@@ -10,13 +11,13 @@ import numpy as np
 from ..tasks import TaskSpec, get_task
 
 __all__ = [
-    "BASELINE_PREFIX",
-    "SPREAD_KEYS",
     "baseline_name",
     "glue_metric_path",
+    "is_score",
     "load_metric",
     "prediction_warnings",
     "score_with_baselines",
+    "scores_and_baselines",
 ]
 
 BASELINE_PREFIX = "baseline_"
@@ -73,6 +74,27 @@ def score_with_baselines(
 
 SPREAD_KEYS = ("majority_prediction", "majority_share", "prediction_std")
 """Keys of `score_with_baselines` that describe the predictions rather than score them."""
+
+# Keys Trainer logs beside the scores: timings and the epoch.
+_NOT_SCORES = ("runtime", "per_second", "model_preparation_time", "epoch", *SPREAD_KEYS)
+
+
+def is_score(key: str) -> bool:
+    """Whether a logged metric key is a score of the model (not a timing, the predictions' spread or a baseline's)."""
+    return not key.endswith(_NOT_SCORES) and BASELINE_PREFIX not in key
+
+
+def scores_and_baselines(metrics: dict[str, Any], prefix: str) -> tuple[dict[str, float], dict[str, float]]:
+    """The float scores among `metrics`' keys starting with `prefix` (the prefix removed), and apart the constant
+    baseline's (`baseline_` removed too); timings and the predictions' spread are left out."""
+    shown = {
+        key[len(prefix) :]: value
+        for key, value in metrics.items()
+        if key.startswith(prefix) and isinstance(value, float) and not key.endswith(_NOT_SCORES)
+    }
+    scores = {key: value for key, value in shown.items() if not key.startswith(BASELINE_PREFIX)}
+    baselines = {key[len(BASELINE_PREFIX) :]: v for key, v in shown.items() if key.startswith(BASELINE_PREFIX)}
+    return scores, baselines
 
 
 def prediction_warnings(spec: TaskSpec, split: str, scores: dict[str, float], prefix: str = "") -> list[str]:
