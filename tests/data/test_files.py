@@ -2,7 +2,6 @@
 files read with their problems named by file and line, a recipe's splits from a folder and files, Story Cloze's split,
 and submission / prediction files."""
 
-import csv
 import json
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from hf_gpt1.data.files import (
     story_cloze_split,
 )
 from hf_gpt1.data.tasks import get_task
-from tests.utils import shared_data
+from tests.utils import shared_data, story_cloze_csv
 
 ROW_COUNTS = {
     "cola": (8551, 1043, 1063),
@@ -239,19 +238,9 @@ def test_folder_errors(tmp_path):
         load_task_splits(get_task("race"), data_dir=str(tmp_path))
 
 
-def _story_cloze_csv(path: Path, n: int) -> Path:
-    columns = ["InputStoryid", *(f"InputSentence{i}" for i in range(1, 5))]
-    columns += ["RandomFifthSentenceQuiz1", "RandomFifthSentenceQuiz2", "AnswerRightEnding"]
-    with path.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(columns)
-        writer.writerows([f"s{i}", "a", "b", "c", "d", "e", "f", 1 + i % 2] for i in range(n))
-    return path
-
-
 def test_story_cloze_protocol_split(tmp_path):
     """The 1,871 stories of the 2016 validation CSV → 1,497 train / 374 validation, the original's fixed split."""
-    path, test = _story_cloze_csv(tmp_path / "val2016.csv", 1871), _story_cloze_csv(tmp_path / "test2016.csv", 10)
+    path, test = story_cloze_csv(tmp_path / "val2016.csv", 1871), story_cloze_csv(tmp_path / "test2016.csv", 10)
     task = get_task("story_cloze")
     files = {"train": str(path), "test": str(test)}
     splits, sources = load_task_splits(task, files=files, story_cloze_protocol=True)
@@ -264,7 +253,7 @@ def test_story_cloze_protocol_split(tmp_path):
 
 
 def test_story_cloze_protocol_errors(tmp_path):
-    small = _story_cloze_csv(tmp_path / "small.csv", 300)
+    small = story_cloze_csv(tmp_path / "small.csv", 300)
     with pytest.raises(ValueError, match="holds 300 stories; the paper's protocol holds out 374"):
         story_cloze_split(read_data_file(small), f"--train_file {small}")
     task = get_task("story_cloze")

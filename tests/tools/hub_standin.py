@@ -1,11 +1,12 @@
 """A small HTTP stand-in for the Hugging Face Hub, for tests only: the Hub itself is unreachable here.
 
-It serves, in memory, just the endpoints huggingface_hub 2.4 calls to create a model repository, upload a folder
-(the README's YAML check; preupload, answering "regular" for every file, i.e. inline base64 in the commit, so no
-LFS / Xet storage is needed; the NDJSON commit) and download it again (repository info at a revision, file tree
-listing, HEAD/GET of `resolve/<revision>/<file>`). Point a process at it with `HF_ENDPOINT=<endpoint>` set before
-huggingface_hub is imported, or pass `endpoint=`. Anything else answers 404 and is recorded in `unhandled`, so a
-test sees when a new client version needs more.
+It serves, in memory, model and dataset repositories through just the endpoints huggingface_hub 2.4 calls to create a
+repository, upload a folder (the README's YAML check; preupload, answering "regular" for every file, i.e. inline
+base64 in the commit, so no LFS / Xet storage is needed; the NDJSON commit) and download it again (repository info at
+a revision, file tree listing, paths-info, HEAD/GET of `resolve/<revision>/<file>`); `add_repo` serves one that exists
+before the test, such as a dataset for `datasets.load_dataset`. Point a process at it with `HF_ENDPOINT=<endpoint>`
+set before huggingface_hub is imported, or pass `endpoint=`. Anything else answers 404 and is recorded in
+`unhandled`, so a test sees when a new client version needs more.
 """
 
 from __future__ import annotations
@@ -16,20 +17,24 @@ import json
 import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import unquote, urlparse
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlparse
 
 import yaml
 
-_REPO = r"(?P<repo>[^/]+/[^/]+)"
+# A dataset repository is kept under "datasets/<owner>/<name>" in `HubStandIn.repos`, a model under "<owner>/<name>".
+_API = r"/api/(?:models/|(?P<kind>datasets)/)(?P<repo>[^/]+/[^/]+)"
+_FILE = r"/(?:(?P<kind>datasets)/)?(?P<repo>[^/]+/[^/]+)/resolve/(?P<rev>[^/]+)/(?P<path>.+)"
 _ROUTES = {
     ("POST", re.compile(r"/api/repos/create")): "create",
     ("POST", re.compile(r"/api/validate-yaml")): "validate_yaml",
-    ("POST", re.compile(rf"/api/models/{_REPO}/preupload/(?P<rev>[^/]+)")): "preupload",
-    ("POST", re.compile(rf"/api/models/{_REPO}/commit/(?P<rev>[^/]+)")): "commit",
-    ("GET", re.compile(rf"/api/models/{_REPO}(?:/revision/(?P<rev>[^/]+))?")): "info",
-    ("GET", re.compile(rf"/api/models/{_REPO}/tree/(?P<rev>[^/]+)(?:/(?P<folder>.+))?")): "tree",
-    ("GET", re.compile(rf"/{_REPO}/resolve/(?P<rev>[^/]+)/(?P<path>.+)")): "resolve",
-    ("HEAD", re.compile(rf"/{_REPO}/resolve/(?P<rev>[^/]+)/(?P<path>.+)")): "resolve",
+    ("POST", re.compile(rf"{_API}/preupload/(?P<rev>[^/]+)")): "preupload",
+    ("POST", re.compile(rf"{_API}/commit/(?P<rev>[^/]+)")): "commit",
+    ("POST", re.compile(rf"{_API}/paths-info/(?P<rev>[^/]+)")): "paths_info",
+    ("GET", re.compile(rf"{_API}(?:/revision/(?P<rev>[^/]+))?")): "info",
+    ("GET", re.compile(rf"{_API}/tree/(?P<rev>[^/]+)(?:/(?P<folder>.+))?")): "tree",
+    ("GET", re.compile(_FILE)): "resolve",
+    ("HEAD", re.compile(_FILE)): "resolve",
 }
 
 
@@ -46,6 +51,14 @@ class HubStandIn:
     @property
     def endpoint(self) -> str:
         return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def add_repo(self, repo: str, files: Path | dict[str, bytes], kind: str = "model") -> None:
+        """Serves a repository that exists before the test starts: a folder's files, or `{path: bytes}`."""
+        if isinstance(files, Path):
+            files = {str(p.relative_to(files)): p.read_bytes() for p in sorted(files.rglob("*")) if p.is_file()}
+        key = f"datasets/{repo}" if kind == "dataset" else repo
+        self.repos[key] = dict(files)
+        self.commits[key] = hashlib.sha1(repr(sorted(files)).encode()).hexdigest()
 
     def __enter__(self) -> HubStandIn:
         self._thread.start()
@@ -68,7 +81,10 @@ def _handler(hub: HubStandIn) -> type[BaseHTTPRequestHandler]:
             for (verb, pattern), name in _ROUTES.items():
                 match = pattern.fullmatch(path)
                 if verb == method and match:
-                    return getattr(self, f"_{name}")(**match.groupdict())
+                    fields = match.groupdict()
+                    if fields.pop("kind", None):
+                        fields["repo"] = f"datasets/{fields['repo']}"
+                    return getattr(self, f"_{name}")(**fields)
             hub.unhandled.append(f"{method} {self.path}")
             self._send(404, {"error": "not served by the stand-in"})
 
@@ -101,6 +117,7 @@ def _handler(hub: HubStandIn) -> type[BaseHTTPRequestHandler]:
         def _create(self) -> None:
             request = json.loads(self._body())
             repo = f"{request['organization']}/{request['name']}" if request.get("organization") else request["name"]
+            repo = f"datasets/{repo}" if request.get("type") == "dataset" else repo
             hub.repos.setdefault(repo, {})
             hub.commits.setdefault(repo, "0" * 40)
             self._send(200, {"url": f"{hub.endpoint}/{repo}", "name": repo})
@@ -148,6 +165,19 @@ def _handler(hub: HubStandIn) -> type[BaseHTTPRequestHandler]:
                 200, {"id": repo, "modelId": repo, "sha": sha, "siblings": siblings, "private": False, "tags": []}
             )
 
+        def _entry(self, path: str, content: bytes) -> dict:
+            return {"type": "file", "oid": hashlib.sha1(content).hexdigest(), "size": len(content), "path": path}
+
+        def _paths_info(self, repo: str, rev: str) -> None:
+            asked = parse_qs(self._body().decode()).get("paths", [])
+            if self._missing(repo):
+                return
+            files = hub.repos[repo]
+            found = [self._entry(p, files[p]) for p in asked if p in files]
+            found += [{"type": "directory", "oid": "0" * 40, "path": p} for p in asked
+                      if p not in files and any(f.startswith(f"{p}/") for f in files)]  # fmt: skip
+            self._send(200, found)
+
         def _tree(self, repo: str, rev: str, folder: str | None = None) -> None:
             if self._missing(repo):
                 return
@@ -162,12 +192,7 @@ def _handler(hub: HubStandIn) -> type[BaseHTTPRequestHandler]:
                     directory = prefix + child.split("/")[0]
                     entries[directory] = {"type": "directory", "oid": "0" * 40, "path": directory}
                 else:
-                    entries[path] = {
-                        "type": "file",
-                        "oid": hashlib.sha1(content).hexdigest(),
-                        "size": len(content),
-                        "path": path,
-                    }
+                    entries[path] = self._entry(path, content)
             if prefix and not entries:
                 self._send(404, {"error": f"Entry {folder} not found"}, {"X-Error-Code": "EntryNotFound"})
             else:
