@@ -125,3 +125,17 @@ def test_the_original_adam_is_opt_py(tmp_path):
             expected[i] = expected[i] - lrt * step
     for p, e in zip(params, expected):
         torch.testing.assert_close(p.data, e)
+
+
+def test_the_data_preparation_benchmark_runs_on_a_small_corpus(tmp_path):
+    spec = importlib.util.spec_from_file_location("bench_data_prep", BENCH.parent / "bench_data_prep.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    if not module.BPE.is_dir():
+        pytest.skip(f"real data {module.BPE} is absent (the benchmark tokenizes with the original GPT-1 BPE)")
+    out = tmp_path / "prep.json"
+    argv = ["--sizes", "1", "--workers", "1,2", "--recipe-sizes", "", "--scratch", str(tmp_path), "--json", str(out)]
+    result = module.main(argv)
+    rows = json.loads(out.read_text())["rows"]
+    assert rows == result["rows"] and [row["workers"] for row in rows] == [1, 2]
+    assert rows[0]["windows"] == rows[1]["windows"] > 0 and rows[0]["bytes_per_token"] <= 2.1

@@ -1,3 +1,4 @@
 """The data layer: the task table (`tasks`), reading task files, GLUE folders and corpora (`files`), the input
-transforms and collators (`transforms`), metrics (`metrics`), prediction files (`submissions`), and the two
-guarantees every file passes through: written whole or not at all (`atomic`), identified by content (`fingerprint`)."""
+transforms and collators (`transforms`), pre-training windows (`packing`), metrics (`metrics`), prediction files
+(`submissions`), and the two guarantees every file passes through: written whole or not at all (`atomic`), identified
+by content (`fingerprint`)."""

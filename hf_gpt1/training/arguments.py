@@ -401,6 +401,13 @@ class PretrainModelArguments:
             "entry per 100 tokens of training text, from 1,000 to 40,000."
         },
     )
+    bpe_sample_mb: float = field(
+        default=32.0,
+        metadata={
+            "help": "Train that BPE on the first N MB of the training text (bounded, so its time and memory do not "
+            "grow with the corpus)."
+        },
+    )
     n_layer: int = field(default=12, metadata={"help": "Blocks of a new model (paper: 12)."})
     n_embd: int = field(default=768, metadata={"help": "Width of a new model (paper: 768)."})
     n_head: int = field(default=12, metadata={"help": "Heads of a new model (paper: 12)."})
@@ -416,6 +423,8 @@ class PretrainModelArguments:
     def __post_init__(self):
         check_finite_floats(self)
         check_model_dtype(self.model_dtype)
+        if self.bpe_sample_mb <= 0:
+            raise ValueError(f"--bpe_sample_mb {self.bpe_sample_mb} must be > 0 (the paper-size BPE reads ~32 MB).")
         if self.model_name_or_path:  # the checkpoint's sizes apply
             return
         if self.n_positions < 2:
@@ -440,7 +449,18 @@ class PretrainDataArguments:
     dataset_config_name: str | None = field(default=None, metadata={"help": "Its config."})
     text_column: str = field(default="text", metadata={"help": "Column holding the text."})
     streaming: bool = field(
-        default=False, metadata={"help": "Stream the Hub dataset (corpora larger than disk or RAM; needs max_steps)."}
+        default=False,
+        metadata={
+            "help": "Tokenize the corpus as training reads it, writing nothing (corpora larger than the disk's spare "
+            "room): every epoch tokenizes again and the window count is unknown, so it needs --max_steps."
+        },
+    )
+    preprocessing_num_workers: int | None = field(
+        default=None,
+        metadata={
+            "help": "Processes that tokenize and pack the corpus; default: one per available core, at most one per "
+            "4 MB of text."
+        },
     )
     validation_split_percentage: float = field(
         default=5.0, metadata={"help": "Without validation files: hold out this percentage of the documents."}
@@ -461,6 +481,11 @@ class PretrainDataArguments:
             raise ValueError(f"--max_eval_windows {self.max_eval_windows} must be >= 0 (0: every window).")
         if self.max_eval_windows == 0:
             self.max_eval_windows = None
+        if self.preprocessing_num_workers is not None and self.preprocessing_num_workers < 1:
+            raise ValueError(
+                f"--preprocessing_num_workers {self.preprocessing_num_workers} must be >= 1 (leave it out for one per "
+                "core)."
+            )
 
 
 @dataclass

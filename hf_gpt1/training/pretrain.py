@@ -1,10 +1,12 @@
 """L1 pre-training (from scratch or continued) on packed windows of contiguous text: [`run_pretraining`], behind
 `recipes/pretrain.py`.
 
-Data flow: text (`hf_gpt1.data.files.load_corpus`: local txt / jsonl / csv / parquet files, or any Hub dataset,
-streamed when asked) → a GPT-1 BPE (trained on the corpus when none is given) → token ids joined into one stream →
-`n_positions`-token windows → `GPT1LMHeadModel` with the token-mean L1 → `PretrainTrainer` (Adam, linear warm-up then
-cosine to 0) with held-out perplexity at every evaluation.
+Data flow: text (local .txt / .jsonl files read as a stream by `hf_gpt1.data.packing.TextCorpus`; csv / parquet
+files or any Hub dataset through `hf_gpt1.data.files.load_corpus`) → a GPT-1 BPE (trained on a bounded sample of the
+corpus when none is given) → token ids joined into one stream → `n_positions`-token windows, packed once by every
+core into a cache keyed by the corpus's and the tokenizer's content (`hf_gpt1.data.packing`) → `GPT1LMHeadModel` with
+the token-mean L1 → `PretrainTrainer` (Adam, linear warm-up then cosine to 0) with held-out perplexity at every
+evaluation.
 
 The paper's full settings (100 epochs, a 40,000-merge BPE, 64 × 512-token windows) are the preset
 `recipes/configs/presets/pretrain_paper.yaml`; the defaults here are smaller where a small corpus needs it (README:
@@ -13,18 +15,19 @@ The paper's full settings (100 epochs, a 40,000-merge BPE, 64 × 512-token windo
 
 from __future__ import annotations
 
-import itertools
+import functools
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import datasets
-from transformers import default_data_collator, set_seed
+from transformers import set_seed
 from transformers.trainer_utils import IntervalStrategy
 
 from ..configuration_gpt1 import GPT1Config
 from ..data.files import load_corpus
+from ..data.packing import STREAMED_SUFFIXES, TextCorpus, pack_corpus, pack_windows, stream_corpus, window_collator
 from ..modeling_gpt1 import GPT1LMHeadModel
 from ..tokenization_gpt1 import add_gpt1_special_tokens, load_gpt1_tokenizer, train_gpt1_tokenizer
 from .arguments import (
@@ -49,7 +52,7 @@ from .output_dir import check_output_dir, claimed, run_identity
 from .results import log_once, logged_metrics, print_start, save_results
 from .trainer import PretrainTrainer
 
-__all__ = ["pack_windows", "run_pretraining"]
+__all__ = ["run_pretraining"]
 
 
 def run_pretraining(
@@ -72,22 +75,33 @@ def run_pretraining(
     log_once(args)
     set_seed(args.seed)
 
-    # data: the corpus's documents, held-out ones apart
-    train_docs, eval_docs = load_corpus(
-        data_args.train_files,
-        data_args.validation_files,
-        dataset_name=data_args.dataset_name,
-        dataset_config_name=data_args.dataset_config_name,
-        text_column=data_args.text_column,
-        streaming=data_args.streaming,
-        validation_split_percentage=data_args.validation_split_percentage,
-    )
-    if isinstance(train_docs, datasets.IterableDataset) and args.max_steps <= 0:
+    # data: the corpus's documents, held-out ones apart; local .txt / .jsonl files are read as a stream
+    corpus = train_docs = eval_docs = None
+    if _streamable(data_args.train_files, data_args.validation_files):
+        corpus = TextCorpus(
+            data_args.train_files,
+            data_args.validation_files,
+            text_column=data_args.text_column,
+            validation_split_percentage=data_args.validation_split_percentage,
+        )
+        documents = functools.partial(corpus.documents, corpus.train)
+    else:
+        train_docs, eval_docs = load_corpus(
+            data_args.train_files,
+            data_args.validation_files,
+            dataset_name=data_args.dataset_name,
+            dataset_config_name=data_args.dataset_config_name,
+            text_column=data_args.text_column,
+            streaming=data_args.streaming,
+            validation_split_percentage=data_args.validation_split_percentage,
+        )
+        documents = functools.partial(_dataset_documents, train_docs)
+    if data_args.streaming and args.max_steps <= 0:
         raise ValueError("A streamed corpus has no length: set --max_steps.")
 
     # tokenizer and model
     with model_hub_access(model_args):
-        tokenizer = _tokenizer(model_args, args, train_docs)
+        tokenizer = _tokenizer(model_args, args, documents)
         model = _model(model_args, tokenizer)
     # A language model's tokenizer encodes raw text: `tokenizer(text)` must not wrap it in the task template, or
     # pipeline("text-generation") and the zero-shot heuristics would see `_start_ … _classify_`. The special tokens
@@ -95,10 +109,18 @@ def run_pretraining(
     tokenizer.backend_tokenizer.post_processor = None
 
     # windows of the model's context, packed once (the main process first; the others read its cache)
-    window = model.config.n_positions
+    window, workers = model.config.n_positions, data_args.preprocessing_num_workers
     with args.main_process_first(desc="packing"):
-        train = _first(pack_windows(train_docs, tokenizer, window), data_args.max_train_windows)
-        all_evaluation = pack_windows(eval_docs, tokenizer, window)
+        if corpus is None:
+            train = pack_windows(train_docs, tokenizer, window, workers)
+            all_evaluation = pack_windows(eval_docs, tokenizer, window, workers)
+        else:
+            if data_args.streaming:
+                train = stream_corpus(corpus.train, tokenizer, window)
+            else:
+                train = pack_corpus(corpus.train, tokenizer, window, workers)
+            all_evaluation = pack_corpus(corpus.validation, tokenizer, window, workers)
+        train = _first(train, data_args.max_train_windows)
         evaluation = _first(all_evaluation, data_args.max_eval_windows)
     if not isinstance(train, datasets.IterableDataset) and train.num_rows == 0:
         raise ValueError(f"The corpus is shorter than one {window}-token window: add text or lower --n_positions.")
@@ -120,7 +142,7 @@ def run_pretraining(
         args=args,
         train_dataset=train,
         eval_dataset=evaluation,
-        data_collator=default_data_collator,
+        data_collator=window_collator,
         processing_class=tokenizer,
     )
     with claimed(args, identity):
@@ -132,21 +154,6 @@ def run_pretraining(
         metrics = logged_metrics(trainer, "eval_", trainer.state.global_step) or trainer.evaluate()
         line = f"held-out: loss {metrics['eval_loss']:.4f}, perplexity {metrics['eval_perplexity']:.2f}"
         return save_results(trainer, "pretrain", {"validation": metrics}, [line], train_result, started)
-
-
-def pack_windows(documents, tokenizer, window: int):
-    """Tokenizes documents and cuts the joined id stream into `window`-token training examples (the tail that does
-    not fill a window is dropped, as in transformers' run_clm)."""
-
-    def tokenize_and_pack(batch: dict[str, list]) -> dict[str, list]:
-        ids = tokenizer(batch["text"], add_special_tokens=False)["input_ids"]
-        stream = list(itertools.chain.from_iterable(ids))
-        n = len(stream) // window * window
-        blocks = [stream[i : i + window] for i in range(0, n, window)]
-        return {"input_ids": blocks, "labels": blocks}
-
-    kwargs = {} if isinstance(documents, datasets.IterableDataset) else {"desc": "Tokenizing and packing"}
-    return documents.map(tokenize_and_pack, batched=True, batch_size=1000, remove_columns=["text"], **kwargs)
 
 
 def _first(windows, limit: int | None):
@@ -166,11 +173,11 @@ def _suggested_vocab_size(tokens: int) -> int:
     return min(max(tokens // TOKENS_PER_ENTRY, VOCAB_RANGE[0]), VOCAB_RANGE[1])
 
 
-def _auto_vocab_size(train_docs) -> int:
+def _auto_vocab_size(documents) -> int:
     """`_suggested_vocab_size` for the corpus, its tokens estimated at 4 characters each (reading at most the text
     that reaches the largest size)."""
     limit = 4 * TOKENS_PER_ENTRY * VOCAB_RANGE[1]
-    return _suggested_vocab_size(sum(len(text) for text in _Texts(train_docs, limit_chars=limit)) // 4)
+    return _suggested_vocab_size(sum(len(text) for text in documents(limit)) // 4)
 
 
 def _vocabulary_warning(model_args: PretrainModelArguments, vocab: int, train, window: int) -> list[str]:
@@ -205,23 +212,34 @@ def _evaluation_plan(args: PretrainTrainingArguments, evaluation, all_evaluation
     return [f"held-out perplexity: {len(evaluation)} windows of {window} tokens{of}, {when}"]
 
 
-class _Texts:
-    """The corpus text for tokenizer training, a bounded prefix of it for large or streamed corpora; iterable more
-    than once (the BPE trainer reads it twice)."""
+def _streamable(train_files, validation_files) -> bool:
+    """Local .txt / .jsonl corpora are read as a stream ([`TextCorpus`]); other sources through `datasets`."""
+    files = [*(train_files or []), *(validation_files or [])]
+    return bool(train_files) and all(Path(p).suffix.lower().lstrip(".") in STREAMED_SUFFIXES for p in files)
 
-    def __init__(self, documents, limit_chars: int = 200_000_000):
+
+def _dataset_documents(docs, limit_chars: int | None = None):
+    """The `text` of a `datasets` corpus's rows, in order (at most `limit_chars` characters of them)."""
+    seen = 0
+    for row in docs:
+        yield row["text"]
+        seen += len(row["text"])
+        if limit_chars is not None and seen >= limit_chars:
+            return
+
+
+class _Texts:
+    """A bounded prefix of the corpus text for tokenizer training, iterable more than once (the BPE trainer reads it
+    twice)."""
+
+    def __init__(self, documents, limit_chars: int):
         self.documents, self.limit_chars = documents, limit_chars
 
     def __iter__(self):
-        seen = 0
-        for row in self.documents:
-            seen += len(row["text"])
-            yield row["text"]
-            if seen >= self.limit_chars:
-                return
+        return iter(self.documents(self.limit_chars))
 
 
-def _tokenizer(model_args: PretrainModelArguments, args: PretrainTrainingArguments, train_docs):
+def _tokenizer(model_args: PretrainModelArguments, args: PretrainTrainingArguments, documents):
     """The given tokenizer (the model's), the one this run trained before it stopped, or a BPE trained on the corpus
     (once, on the main process, and shared over the process group)."""
     source = model_args.tokenizer_name_or_path or model_args.model_name_or_path
@@ -236,8 +254,9 @@ def _tokenizer(model_args: PretrainModelArguments, args: PretrainTrainingArgumen
     # Trained once, on the main process, and shared over the process group (no shared disk needed).
     tokenizer = None
     if args.process_index == 0:
-        vocab_size = model_args.vocab_size or _auto_vocab_size(train_docs)
-        tokenizer = train_gpt1_tokenizer(_Texts(train_docs), vocab_size=vocab_size)
+        vocab_size = model_args.vocab_size or _auto_vocab_size(documents)
+        sample = _Texts(documents, limit_chars=int(model_args.bpe_sample_mb * 1e6))
+        tokenizer = train_gpt1_tokenizer(sample, vocab_size=vocab_size)
         add_gpt1_special_tokens(tokenizer)
     if args.world_size > 1:
         tokenizer = _share_tokenizer(tokenizer, args.process_index)

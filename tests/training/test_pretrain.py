@@ -10,7 +10,6 @@ import pytest
 
 from hf_gpt1.training.arguments import PretrainTrainingArguments
 from hf_gpt1.training.checkpoints import COMPLETE_MARKER, last_complete_checkpoint
-from hf_gpt1.training.pretrain import pack_windows
 from hf_gpt1.training.trainer import PretrainTrainer
 from recipes.pretrain import main as pretrain_main
 from tests.utils import COMMON, run_cli
@@ -47,19 +46,6 @@ def test_language_model_tokenizer_encodes_raw_text(tiny_lm):
     assert ids == tokenizer("the cat", add_special_tokens=False)["input_ids"]  # no `_start_ … _classify_`
 
 
-def test_windows_are_contiguous_and_the_tail_is_dropped():
-    import datasets
-
-    class Characters:
-        def __call__(self, texts, add_special_tokens=False):
-            return {"input_ids": [[ord(c) for c in text] for text in texts]}
-
-    documents = datasets.Dataset.from_dict({"text": ["abcde", "fghij", "kl"]})
-    packed = pack_windows(documents, Characters(), window=4)
-    assert [bytes(row).decode() for row in packed["input_ids"]] == ["abcd", "efgh", "ijkl"]
-    assert packed["labels"] == packed["input_ids"]
-
-
 def test_evaluation_never_builds_logits(tmp_path):
     from hf_gpt1 import GPT1LMHeadModel
     from tests.utils import tiny_config
@@ -92,6 +78,9 @@ def test_evaluation_never_builds_logits(tmp_path):
         (["--dropout", "1.0"], "--dropout 1.0 must be in [0, 1)"),
         (["--dropout", "nan"], "--dropout nan is not a finite number"),
         (["--max_train_windows", "0"], "--max_train_windows 0 must be >= 1"),
+        (["--preprocessing_num_workers", "0"], "--preprocessing_num_workers 0 must be >= 1"),
+        (["--bpe_sample_mb", "0"], "--bpe_sample_mb 0.0 must be > 0"),
+        (["--streaming"], "A streamed corpus has no length: set --max_steps"),
         (["--do_train", "false"], "--do_train false leaves it nothing to do"),
     ],
 )

@@ -1,0 +1,346 @@
+"""Pre-training data: text → fixed-length token windows, prepared once, on every core, in flat memory.
+
+* [`TextCorpus`]: local `.txt` (one document per line) or `.jsonl` corpora, checked and cut into line-aligned byte
+  ranges (shards) in one streaming pass; the held-out documents are the last ones, as `load_corpus` holds them out.
+* [`pack_corpus`]: tokenizes and packs the shards in worker processes into Arrow files of token ids in the smallest
+  integer type that holds the vocabulary, cached under a key of the corpus's and the tokenizer's content, so a later
+  run (or another rank) reuses them; [`stream_corpus`] yields the same windows without writing anything.
+* [`pack_windows`]: the same packing for a `datasets` corpus (a Hub dataset, CSV or parquet files).
+* [`window_collator`]: batches windows; the L1 labels are the inputs themselves, built here rather than stored.
+
+Each shard packs its own id stream (documents joined in order) and drops only its last partial window, so the
+windows do not depend on the number of workers.
+"""
+
+from __future__ import annotations
+
+import codecs
+import functools
+import hashlib
+import json
+import multiprocessing
+import os
+import shutil
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import datasets
+import numpy as np
+import torch
+
+from .fingerprint import file_digest
+
+__all__ = ["TextCorpus", "pack_corpus", "pack_windows", "stream_corpus", "token_dtype", "window_collator"]
+
+SHARD_BYTES = 4 << 20  # a shard is the unit of parallel work: ~4 MB of text, cut at a line end
+PACKING_VERSION = 1  # part of the cache key: a change to the packing rule or format invalidates old caches
+STREAMED_SUFFIXES = {"txt": "text", "text": "text", "jsonl": "json", "json": "json"}
+
+
+def token_dtype(vocab_size: int) -> np.dtype:
+    """The smallest unsigned integer type holding every id below `vocab_size`."""
+    return np.dtype(np.uint16 if vocab_size <= 1 << 16 else np.uint32)
+
+
+def window_features(window: int, vocab_size: int) -> datasets.Features:
+    return datasets.Features({"input_ids": datasets.List(datasets.Value(token_dtype(vocab_size).name), length=window)})
+
+
+def window_collator(features: list[dict]) -> dict[str, torch.Tensor]:
+    """Stacks windows into `input_ids` (int64) and sets `labels` to the same ids: the model shifts them for L1."""
+    ids = torch.from_numpy(np.stack([np.asarray(f["input_ids"]) for f in features]).astype(np.int64))
+    return {"input_ids": ids, "labels": ids.clone()}
+
+
+# ------------------------------------------------------------------------------------------------- local corpora
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Lines `[start, end)` (byte offsets at line starts) of one file; `text_column` is set for JSON lines."""
+
+    path: str
+    start: int
+    end: int
+    text_column: str | None = None
+
+
+class TextCorpus:
+    """A local corpus of `.txt` / `.jsonl` files read as a stream: one pass checks every file (UTF-8, JSON, the text
+    column) and counts its documents; the training and held-out documents are then lists of shards.
+
+    Args:
+        train_files: The corpus files, in order (one type: `.txt` or `.jsonl`).
+        validation_files: Held-out files; without them the last `validation_split_percentage` % of the training
+            documents (lines) are held out, as `hf_gpt1.data.files.load_corpus` holds them out.
+        text_column: The JSON field holding a document's text.
+        shard_bytes: The size of a shard, the unit of parallel work.
+    """
+
+    def __init__(
+        self,
+        train_files: Sequence[str],
+        validation_files: Sequence[str] | None = None,
+        text_column: str = "text",
+        validation_split_percentage: float = 5.0,
+        shard_bytes: int = SHARD_BYTES,
+    ):
+        self.text_column, self.shard_bytes = text_column, shard_bytes
+        self.files = [*train_files, *(validation_files or [])]
+        train_lines = [self._scan(Path(p), "--train_files") for p in train_files]
+        if validation_files:
+            held = [self._scan(Path(p), "--validation_files") for p in validation_files]
+            self.train = self._shards(train_files, [(0, len(lines) - 1) for lines in train_lines], train_lines)
+            self.validation = self._shards(validation_files, [(0, len(lines) - 1) for lines in held], held)
+            return
+        documents = sum(len(lines) - 1 for lines in train_lines)
+        if not 0 < validation_split_percentage < 100:
+            raise ValueError(f"--validation_split_percentage {validation_split_percentage} must be in (0, 100).")
+        held_out = int(np.ceil(documents * validation_split_percentage / 100))
+        if documents - held_out < 1:
+            raise ValueError(
+                f"The corpus has {documents} document(s) (lines, for .txt): too few to hold out "
+                f"{validation_split_percentage}% for perplexity. Pass --validation_files, or add text."
+            )
+        cut, train_ranges, held_ranges = documents - held_out, [], []
+        for lines in train_lines:  # the first `cut` documents train, the rest are held out
+            count = len(lines) - 1
+            keep = min(max(cut, 0), count)
+            train_ranges.append((0, keep))
+            held_ranges.append((keep, count))
+            cut -= count
+        self.train = self._shards(train_files, train_ranges, train_lines)
+        self.validation = self._shards(train_files, held_ranges, train_lines)
+
+    def _scan(self, path: Path, flag: str) -> np.ndarray:
+        """The byte offset of every line start of `path` (its documents) and, last, its size; checks the text on
+        the way."""
+        suffix = path.suffix.lower().lstrip(".")
+        if suffix not in STREAMED_SUFFIXES:
+            raise ValueError(f"{flag}: {path} is not a .txt or .jsonl file.")
+        if not path.is_file():
+            what = "is a folder, not a file" if path.is_dir() else "does not exist"
+            raise FileNotFoundError(f"{flag}: text file {path} {what}.")
+        if path.stat().st_size == 0:
+            raise ValueError(f"{flag}: text file {path} is empty.")
+        json_lines = STREAMED_SUFFIXES[suffix] == "json"
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        starts, offset, carry = [np.zeros(1, np.int64)], 0, b""
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 22):
+                try:
+                    decoder.decode(chunk)
+                except UnicodeDecodeError as err:
+                    _raise_not_utf8(path, flag, offset + err.start)
+                newlines = np.flatnonzero(np.frombuffer(chunk, np.uint8) == 10) + offset + 1
+                starts.append(newlines)
+                if json_lines:
+                    carry = self._check_json_lines(path, flag, carry + chunk, offset - len(carry))
+                offset += len(chunk)
+        starts = np.concatenate(starts)
+        if starts[-1] == offset:  # a final newline starts no further line
+            starts = starts[:-1]
+        if json_lines and carry.strip():
+            self._check_json_lines(path, flag, carry + b"\n", offset - len(carry))
+        return np.append(starts, offset)  # line i is [starts[i], starts[i + 1])
+
+    def _check_json_lines(self, path: Path, flag: str, data: bytes, offset: int) -> bytes:
+        """Checks the complete lines of `data`; returns the incomplete tail."""
+        *lines, tail = data.split(b"\n")
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise ValueError(
+                    f"{flag} {path}: a line is not JSON ({err.msg}); each line must be one object."
+                ) from None
+            if not isinstance(row, dict):
+                raise ValueError(
+                    f"{flag} {path}: a line holds a JSON {type(row).__name__}, not an object with a text field."
+                )
+            if not isinstance(row.get(self.text_column), str):
+                raise ValueError(
+                    f"{flag} {path}: no column {self.text_column!r} (as text) in a line whose columns are "
+                    f"{sorted(row)}: pass --text_column."
+                )
+        return tail
+
+    def _shards(self, paths, ranges, line_starts) -> list[Shard]:
+        """Line ranges `[first, last)` of each file, cut into shards of about `shard_bytes` at line starts."""
+        shards = []
+        for path, (first, last), starts in zip(paths, ranges, line_starts):
+            json_lines = STREAMED_SUFFIXES[Path(path).suffix.lower().lstrip(".")] == "json"
+            column = self.text_column if json_lines else None
+            begin, end = int(starts[first]), int(starts[last])
+            while begin < end:
+                cut = int(starts[min(np.searchsorted(starts, begin + self.shard_bytes), last)])
+                shards.append(Shard(str(path), begin, cut, column))
+                begin = cut
+        return shards
+
+    def documents(self, shards: Sequence[Shard], limit_chars: int | None = None) -> Iterator[str]:
+        """The documents of `shards` in order (at most `limit_chars` characters of them)."""
+        seen = 0
+        for shard in shards:
+            for text in _shard_documents(shard):
+                yield text
+                seen += len(text)
+                if limit_chars is not None and seen >= limit_chars:
+                    return
+
+    def total_bytes(self, shards: Sequence[Shard]) -> int:
+        return sum(s.end - s.start for s in shards)
+
+
+def _raise_not_utf8(path: Path, flag: str, position: int):
+    with open(path, "rb") as f:
+        data = f.read(position + 1)
+    line = data[:position].count(b"\n") + 1
+    raise ValueError(
+        f"{flag} {path}:{line} is not UTF-8 text (byte {data[position]:#x}); re-save the file as UTF-8, e.g. "
+        f"iconv -f latin1 -t utf-8 {path.name} > fixed.{path.suffix.lstrip('.')}."
+    )
+
+
+def _shard_documents(shard: Shard, lines_per_read: int = 1000) -> Iterator[str]:
+    with open(shard.path, "rb") as f:
+        f.seek(shard.start)
+        data = f.read(shard.end - shard.start)  # at most ~shard_bytes: the memory of one shard, whatever the corpus
+    text = data.decode("utf-8-sig" if shard.start == 0 else "utf-8")
+    if shard.text_column is None:
+        yield from text.splitlines()  # as datasets' "text" builder splits a file into documents
+    else:
+        for line in text.split("\n"):
+            if line.strip():
+                yield json.loads(line)[shard.text_column]
+
+
+def _shard_windows(shard: Shard, backend, window: int, dtype: np.dtype, batch: int = 1000) -> Iterator[np.ndarray]:
+    """The `window`-token windows of one shard: its documents' ids joined in order, the last partial window dropped."""
+    pending = np.zeros(0, dtype)
+    documents = _shard_documents(shard)
+    while texts := [text for _, text in zip(range(batch), documents)]:
+        ids = [np.asarray(e.ids, dtype) for e in backend.encode_batch(texts, add_special_tokens=False)]
+        pending = np.concatenate([pending, *ids])
+        full = len(pending) // window * window
+        if full:
+            yield from pending[:full].reshape(-1, window)
+            pending = pending[full:]
+
+
+@functools.lru_cache(maxsize=1)
+def _backend(tokenizer_json: str):
+    """The `tokenizers` pipeline, built once per process (a new one per shard would cost time and memory)."""
+    from tokenizers import Tokenizer
+
+    return Tokenizer.from_str(tokenizer_json)
+
+
+def _pack_shard(job: tuple) -> int:
+    """Worker: packs one shard into an Arrow file; returns its number of windows."""
+    shard, tokenizer_json, window, vocab_size, path = job
+    backend = _backend(tokenizer_json)
+    dtype = token_dtype(vocab_size)
+    rows = 0
+    with datasets.arrow_writer.ArrowWriter(features=window_features(window, vocab_size), path=path) as writer:
+        block = list(_shard_windows(shard, backend, window, dtype))
+        if block:
+            writer.write_batch({"input_ids": block})
+            rows += len(block)
+        writer.finalize()
+    return rows
+
+
+def _cache_key(shards: Sequence[Shard], tokenizer_json: str, window: int) -> str:
+    digests = {path: file_digest(path) for path in sorted({s.path for s in shards})}
+    record = {
+        "version": PACKING_VERSION,
+        "shards": [(digests[s.path], s.start, s.end, s.text_column) for s in shards],
+        "tokenizer": hashlib.sha256(tokenizer_json.encode()).hexdigest(),
+        "window": window,
+    }
+    return hashlib.sha256(json.dumps(record).encode()).hexdigest()[:32]
+
+
+def default_workers(shards: Sequence[Shard]) -> int:
+    """One worker per core this process may use, never more than there are shards."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(cores, len(shards)))
+
+
+def pack_corpus(shards: Sequence[Shard], tokenizer, window: int, num_workers: int | None = None) -> datasets.Dataset:
+    """The windows of `shards`, from the cache when this corpus was packed with this tokenizer before; otherwise
+    packed by `num_workers` processes (default: [`default_workers`]) and cached, the cache appearing whole or not at
+    all."""
+    tokenizer_json = tokenizer.backend_tokenizer.to_str()
+    root = Path(datasets.config.HF_DATASETS_CACHE) / "hf_gpt1" / "packed"
+    folder = root / _cache_key(shards, tokenizer_json, window)
+    if not (folder / "done").is_file():
+        workers = num_workers or default_workers(shards)
+        building = root / f"{folder.name}.building-{os.getpid()}"
+        shutil.rmtree(building, ignore_errors=True)
+        building.mkdir(parents=True)
+        # one file per shard, numbered so that the files concatenate in corpus order
+        jobs = [(shard, tokenizer_json, window, len(tokenizer), str(building / f"{n:06d}.arrow"))
+                for n, shard in enumerate(shards)]  # fmt: skip
+        try:
+            if workers == 1:
+                counts = [_pack_shard(job) for job in jobs]
+            else:
+                fork = "fork" in multiprocessing.get_all_start_methods()  # workers need no re-import of this package
+                with multiprocessing.get_context("fork" if fork else None).Pool(workers) as pool:
+                    counts = pool.map(_pack_shard, jobs, chunksize=1)
+            (building / "done").write_text(json.dumps({"windows": counts}))
+            building.rename(folder)
+        except OSError:
+            if not (folder / "done").is_file():
+                raise
+            # another process finished the same corpus first: its copy is identical
+        finally:
+            shutil.rmtree(building, ignore_errors=True)
+    files = sorted(folder.glob("*.arrow"))
+    if not files:
+        return datasets.Dataset.from_dict({"input_ids": []}, features=window_features(window, len(tokenizer)))
+    return datasets.concatenate_datasets([datasets.Dataset.from_file(str(p)) for p in files]).with_format("numpy")
+
+
+def stream_corpus(shards: Sequence[Shard], tokenizer, window: int) -> datasets.IterableDataset:
+    """The windows of `shards`, tokenized as they are read (nothing written; every epoch tokenizes again)."""
+    tokenizer_json = tokenizer.backend_tokenizer.to_str()
+
+    def rows(shards: list[Shard]):
+        backend = _backend(tokenizer_json)
+        for shard in shards:
+            for ids in _shard_windows(shard, backend, window, token_dtype(len(tokenizer))):
+                yield {"input_ids": ids}
+
+    return datasets.IterableDataset.from_generator(
+        rows, features=window_features(window, len(tokenizer)), gen_kwargs={"shards": list(shards)}
+    )
+
+
+# ---------------------------------------------------------------------------------------------- datasets corpora
+
+
+def pack_windows(documents, tokenizer, window: int, num_workers: int | None = None):
+    """Tokenizes a `datasets` corpus (a `text` column) and packs it into `window`-token windows, each batch of 1,000
+    documents joined in order and its last partial window dropped (as transformers' run_clm packs)."""
+    dtype = token_dtype(len(tokenizer))
+
+    def tokenize_and_pack(batch: dict[str, list]) -> dict[str, list]:
+        ids = tokenizer(batch["text"], add_special_tokens=False)["input_ids"]
+        stream = np.concatenate([np.zeros(0, dtype), *(np.asarray(i, dtype) for i in ids)])
+        return {"input_ids": list(stream[: len(stream) // window * window].reshape(-1, window))}
+
+    features = window_features(window, len(tokenizer))
+    if isinstance(documents, datasets.IterableDataset):
+        return documents.map(
+            tokenize_and_pack, batched=True, batch_size=1000, remove_columns=["text"], features=features
+        )
+    return documents.map(
+        tokenize_and_pack, batched=True, batch_size=1000, remove_columns=["text"], features=features,
+        num_proc=num_workers if num_workers and num_workers > 1 else None, desc="Tokenizing and packing",
+    ).with_format("numpy")  # fmt: skip
