@@ -66,12 +66,22 @@ class Shard:
     text_column: str | None = None
 
 
+@dataclass(frozen=True)
+class _Lines:
+    """What one pass learns of a file: its lines (documents), its size, and a sparse index of line starts, one about
+    every `shard_bytes` (line number, byte offset), so memory does not grow with the number of lines."""
+
+    count: int
+    size: int
+    marks: tuple[tuple[int, int], ...]
+
+
 class TextCorpus:
     """A local corpus of `.txt` / `.jsonl` files read as a stream: one pass checks every file (UTF-8, JSON, the text
     column) and counts its documents; the training and held-out documents are then lists of shards.
 
     Args:
-        train_files: The corpus files, in order (one type: `.txt` or `.jsonl`).
+        train_files: The corpus files, in order (`.txt`: one document per line; `.jsonl`: one object per line).
         validation_files: Held-out files; without them the last `validation_split_percentage` % of the training
             documents (lines) are held out, as `hf_gpt1.data.files.load_corpus` holds them out.
         text_column: The JSON field holding a document's text.
@@ -87,14 +97,13 @@ class TextCorpus:
         shard_bytes: int = SHARD_BYTES,
     ):
         self.text_column, self.shard_bytes = text_column, shard_bytes
-        self.files = [*train_files, *(validation_files or [])]
-        train_lines = [self._scan(Path(p), "--train_files") for p in train_files]
+        train = {str(p): self._scan(Path(p), "--train_files") for p in train_files}
         if validation_files:
-            held = [self._scan(Path(p), "--validation_files") for p in validation_files]
-            self.train = self._shards(train_files, [(0, len(lines) - 1) for lines in train_lines], train_lines)
-            self.validation = self._shards(validation_files, [(0, len(lines) - 1) for lines in held], held)
+            held = {str(p): self._scan(Path(p), "--validation_files") for p in validation_files}
+            self.train = [s for path, lines in train.items() for s in self._shards(path, lines, 0, lines.count)]
+            self.validation = [s for path, lines in held.items() for s in self._shards(path, lines, 0, lines.count)]
             return
-        documents = sum(len(lines) - 1 for lines in train_lines)
+        documents = sum(lines.count for lines in train.values())
         if not 0 < validation_split_percentage < 100:
             raise ValueError(f"--validation_split_percentage {validation_split_percentage} must be in (0, 100).")
         held_out = int(np.ceil(documents * validation_split_percentage / 100))
@@ -103,49 +112,45 @@ class TextCorpus:
                 f"The corpus has {documents} document(s) (lines, for .txt): too few to hold out "
                 f"{validation_split_percentage}% for perplexity. Pass --validation_files, or add text."
             )
-        cut, train_ranges, held_ranges = documents - held_out, [], []
-        for lines in train_lines:  # the first `cut` documents train, the rest are held out
-            count = len(lines) - 1
-            keep = min(max(cut, 0), count)
-            train_ranges.append((0, keep))
-            held_ranges.append((keep, count))
-            cut -= count
-        self.train = self._shards(train_files, train_ranges, train_lines)
-        self.validation = self._shards(train_files, held_ranges, train_lines)
+        cut, self.train, self.validation = documents - held_out, [], []
+        for path, lines in train.items():  # the first `cut` documents train, the rest are held out
+            keep = min(max(cut, 0), lines.count)
+            self.train += self._shards(path, lines, 0, keep)
+            self.validation += self._shards(path, lines, keep, lines.count)
+            cut -= lines.count
 
-    def _scan(self, path: Path, flag: str) -> np.ndarray:
-        """The byte offset of every line start of `path` (its documents) and, last, its size; checks the text on
-        the way."""
+    def _scan(self, path: Path, flag: str) -> _Lines:
+        """Counts the lines of `path` and indexes their starts sparsely, checking the text on the way."""
         suffix = path.suffix.lower().lstrip(".")
         if suffix not in STREAMED_SUFFIXES:
             raise ValueError(f"{flag}: {path} is not a .txt or .jsonl file.")
         if not path.is_file():
             what = "is a folder, not a file" if path.is_dir() else "does not exist"
             raise FileNotFoundError(f"{flag}: text file {path} {what}.")
-        if path.stat().st_size == 0:
+        size = path.stat().st_size
+        if size == 0:
             raise ValueError(f"{flag}: text file {path} is empty.")
         json_lines = STREAMED_SUFFIXES[suffix] == "json"
         decoder = codecs.getincrementaldecoder("utf-8")()
-        starts, offset, carry = [np.zeros(1, np.int64)], 0, b""
+        marks, newlines, offset, carry, last = [(0, 0)], 0, 0, b"", b""
         with open(path, "rb") as f:
-            while chunk := f.read(1 << 22):
+            while chunk := f.read(self.shard_bytes):
                 try:
                     decoder.decode(chunk)
                 except UnicodeDecodeError as err:
                     _raise_not_utf8(path, flag, offset + err.start)
-                newlines = np.flatnonzero(np.frombuffer(chunk, np.uint8) == 10) + offset + 1
-                starts.append(newlines)
+                found = np.flatnonzero(np.frombuffer(chunk, np.uint8) == 10)
+                if offset and len(found) and offset + found[0] + 1 < size:  # the first line starting in this chunk
+                    marks.append((newlines + 1, offset + int(found[0]) + 1))
                 if json_lines:
-                    carry = self._check_json_lines(path, flag, carry + chunk, offset - len(carry))
-                offset += len(chunk)
-        starts = np.concatenate(starts)
-        if starts[-1] == offset:  # a final newline starts no further line
-            starts = starts[:-1]
+                    carry = self._check_json_lines(path, flag, carry + chunk)
+                newlines += len(found)
+                offset, last = offset + len(chunk), chunk[-1:]
         if json_lines and carry.strip():
-            self._check_json_lines(path, flag, carry + b"\n", offset - len(carry))
-        return np.append(starts, offset)  # line i is [starts[i], starts[i + 1])
+            self._check_json_lines(path, flag, carry + b"\n")
+        return _Lines(count=newlines + (last != b"\n"), size=size, marks=tuple(marks))
 
-    def _check_json_lines(self, path: Path, flag: str, data: bytes, offset: int) -> bytes:
+    def _check_json_lines(self, path: Path, flag: str, data: bytes) -> bytes:
         """Checks the complete lines of `data`; returns the incomplete tail."""
         *lines, tail = data.split(b"\n")
         for line in lines:
@@ -168,18 +173,28 @@ class TextCorpus:
                 )
         return tail
 
-    def _shards(self, paths, ranges, line_starts) -> list[Shard]:
-        """Line ranges `[first, last)` of each file, cut into shards of about `shard_bytes` at line starts."""
-        shards = []
-        for path, (first, last), starts in zip(paths, ranges, line_starts):
-            json_lines = STREAMED_SUFFIXES[Path(path).suffix.lower().lstrip(".")] == "json"
-            column = self.text_column if json_lines else None
-            begin, end = int(starts[first]), int(starts[last])
-            while begin < end:
-                cut = int(starts[min(np.searchsorted(starts, begin + self.shard_bytes), last)])
-                shards.append(Shard(str(path), begin, cut, column))
-                begin = cut
-        return shards
+    @staticmethod
+    def _offset(path: str, lines: _Lines, line: int) -> int:
+        """The byte offset where line number `line` starts (the file's size past its last line)."""
+        if line >= lines.count:
+            return lines.size
+        number, offset = max(mark for mark in lines.marks if mark[0] <= line)
+        with open(path, "rb") as f:
+            f.seek(offset)
+            while number < line:
+                chunk = f.read(1 << 20)
+                found = np.flatnonzero(np.frombuffer(chunk, np.uint8) == 10)
+                if number + len(found) >= line:
+                    return offset + int(found[line - number - 1]) + 1
+                number, offset = number + len(found), offset + len(chunk)
+        return offset
+
+    def _shards(self, path: str, lines: _Lines, first: int, last: int) -> list[Shard]:
+        """Lines `[first, last)` of a file, cut at the indexed line starts into shards of about `shard_bytes`."""
+        begin, end = self._offset(path, lines, first), self._offset(path, lines, last)
+        column = self.text_column if STREAMED_SUFFIXES[Path(path).suffix.lower().lstrip(".")] == "json" else None
+        cuts = [begin, *(offset for _, offset in lines.marks if begin < offset < end), end]
+        return [Shard(path, a, b, column) for a, b in zip(cuts, cuts[1:]) if a < b]
 
     def documents(self, shards: Sequence[Shard], limit_chars: int | None = None) -> Iterator[str]:
         """The documents of `shards` in order (at most `limit_chars` characters of them)."""
@@ -190,9 +205,6 @@ class TextCorpus:
                 seen += len(text)
                 if limit_chars is not None and seen >= limit_chars:
                     return
-
-    def total_bytes(self, shards: Sequence[Shard]) -> int:
-        return sum(s.end - s.start for s in shards)
 
 
 def _raise_not_utf8(path: Path, flag: str, position: int):

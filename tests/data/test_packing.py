@@ -139,3 +139,15 @@ def test_json_lines_and_bad_text_are_named(tmp_path):
     latin.write_bytes(b"fine\nalso fine\ncaf\xe9\n")
     with pytest.raises(ValueError, match=r"latin.txt:3 is not UTF-8 text \(byte 0xe9\)"):
         TextCorpus([str(latin)])
+
+
+def test_the_line_index_is_sparse_and_finds_any_line(wiki):
+    corpus = TextCorpus([str(wiki)], shard_bytes=40_000)
+    lines = corpus._scan(wiki, "--train_files")
+    data = wiki.read_bytes()
+    starts = [0, *(i + 1 for i, byte in enumerate(data) if byte == 10 and i + 1 < len(data))]
+    assert lines.count == len(starts) == 1000 and lines.size == len(data)
+    assert len(lines.marks) <= len(data) // 40_000 + 1  # one per shard, not one per line
+    for line in (0, 1, 17, 499, 500, 998, 999):
+        assert corpus._offset(str(wiki), lines, line) == starts[line]
+    assert corpus._offset(str(wiki), lines, 1000) == len(data)
