@@ -123,7 +123,7 @@ class GPT1Config(PreTrainedConfig):
 
     model_type = "gpt1"
     # Trainer's prediction loop returns every other output as "logits": keep only the classifier's.
-    keys_to_ignore_at_inference = ["past_key_values", "clf_loss", "lm_loss"]
+    keys_to_ignore_at_inference = ["cache", "past_key_values", "clf_loss", "lm_loss"]
     attribute_map = {
         "hidden_size": "n_embd",
         "max_position_embeddings": "n_positions",

@@ -9,6 +9,7 @@ Faster kernels for the CPU live in `kernels.py`, GPT-1's input formats and speci
 `torch._assert_async` (on the CPU they raise at once, as a `ValueError` naming the fix).
 """
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -47,6 +48,21 @@ AUTO_MAP = {
 # inputs' dtype for CPU training with attention dropout (kernels.sdpa_attention_forward).
 ALL_ATTENTION_FUNCTIONS = AttentionInterface()
 ALL_ATTENTION_FUNCTIONS["sdpa"] = sdpa_attention_forward
+
+
+# transformers 5.24 renamed the KV cache `past_key_values` → `cache` (forward argument, output field, masking
+# functions) and deprecated the old name. The model speaks the installed version's name and accepts both.
+CACHE_NAME = "cache" if "cache" in BaseModelOutputWithPast.__dataclass_fields__ else "past_key_values"
+
+
+def _one_cache(cache: Cache | None, past_key_values: Cache | None) -> Cache | None:
+    if cache is not None and past_key_values is not None:
+        raise ValueError(
+            "Pass the key/value cache once: as `cache` (or, before transformers 5.24, `past_key_values`)."
+        )
+    if past_key_values is not None and CACHE_NAME == "cache":
+        warnings.warn("`past_key_values` is deprecated since transformers 5.24: pass `cache`.", FutureWarning, 2)
+    return cache if cache is not None else past_key_values
 
 
 def _tracing() -> bool:
@@ -192,7 +208,7 @@ class GPT1PreTrainedModel(PreTrainedModel):
     base_model_prefix = "transformer"
     supports_gradient_checkpointing = True
     _no_split_modules = ["GPT1Block"]
-    _skip_keys_device_placement = ["past_key_values"]
+    _skip_keys_device_placement = ["cache", "past_key_values"]
     _supports_flash_attn = True
     _supports_sdpa = True
     _supports_flex_attn = True
@@ -262,6 +278,7 @@ class GPT1Model(GPT1PreTrainedModel):
         position_ids: torch.LongTensor | None = None,
         inputs_embeds: torch.Tensor | None = None,
         use_cache: bool | None = None,
+        cache: Cache | None = None,
         **kwargs: Unpack[TransformersKwargs],
     ) -> GPT1ModelOutput:
         r"""
@@ -271,8 +288,9 @@ class GPT1Model(GPT1PreTrainedModel):
                 restored on `last_hidden_state`.
             attention_mask (`torch.Tensor` of the same shape as `input_ids`, *optional*):
                 1 for real tokens, 0 for padding.
-            past_key_values (`Cache`, *optional*):
+            cache (`Cache`, *optional*):
                 Keys and values of earlier positions; only the new tokens are then passed as `input_ids`.
+                `past_key_values` is its name before transformers 5.24 (accepted, and deprecated since).
             position_ids (`torch.LongTensor`, *optional*):
                 Positions of the tokens; defaults to `past_length + arange(seq_len)`. `generate()` derives them from
                 the attention mask so left-padded prompts start at position 0.
@@ -288,6 +306,7 @@ class GPT1Model(GPT1PreTrainedModel):
         if attention_mask is not None and attention_mask.ndim != 4:
             attention_mask = attention_mask.reshape(-1, attention_mask.shape[-1])
 
+        past_key_values = _one_cache(cache, past_key_values)
         # Training never reuses keys and values: a cache there would only copy every layer's K/V and keep them alive.
         use_cache = use_cache and not self.training
         given_cache = past_key_values  # a cache created here is empty: the mask needs no past (and packing is seen)
@@ -342,15 +361,15 @@ class GPT1Model(GPT1PreTrainedModel):
             config=self.config,
             inputs_embeds=inputs_embeds,
             attention_mask=attention_mask,
-            past_key_values=given_cache,
             position_ids=mask_position_ids,
+            **{CACHE_NAME: given_cache},
         )
         for block in self.h:
             hidden_states = block(hidden_states, causal_mask, past_key_values, position_ids=position_ids, **kwargs)
 
         return GPT1ModelOutput(
             last_hidden_state=hidden_states.view(*input_shape, -1),
-            past_key_values=past_key_values if use_cache else None,
+            **{CACHE_NAME: past_key_values if use_cache else None},
             embedding_tables=(tokens_table, positions_table) if self.config.original_embedding_table else None,
         )
 
@@ -442,6 +461,7 @@ class GPT1LMHeadModel(_GPT1WithLMHeadBase, GenerationMixin):
         use_cache: bool | None = None,
         logits_to_keep: int | torch.Tensor = 0,
         skip_logits: bool | None = None,
+        cache: Cache | None = None,
         **kwargs: Unpack[TransformersKwargs],
     ) -> CausalLMOutputWithPast:
         r"""
@@ -465,10 +485,10 @@ class GPT1LMHeadModel(_GPT1WithLMHeadBase, GenerationMixin):
         outputs: GPT1ModelOutput = self.transformer(
             input_ids,
             attention_mask=attention_mask,
-            past_key_values=past_key_values,
             position_ids=position_ids,
             inputs_embeds=inputs_embeds,
             use_cache=use_cache,
+            cache=_one_cache(cache, past_key_values),
             **kwargs,
         )
         has_targets = labels is not None or shift_labels is not None
@@ -486,7 +506,7 @@ class GPT1LMHeadModel(_GPT1WithLMHeadBase, GenerationMixin):
         return CausalLMOutputWithPast(
             loss=loss,
             logits=logits,
-            past_key_values=outputs.past_key_values,
+            **{CACHE_NAME: getattr(outputs, CACHE_NAME)},
             hidden_states=outputs.hidden_states,
             attentions=outputs.attentions,
         )

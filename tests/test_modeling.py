@@ -1,10 +1,12 @@
 """The model (hf_gpt1.modeling_gpt1): parity with transformers' openai-gpt on every (device, dtype), L3 and the
 original's embedding table by hand, masks, cache, one output shape, no host syncs, tying, remote code, bad input."""
 
+import copy
 import json
 import os
 import subprocess
 import sys
+import warnings
 
 import pytest
 import torch
@@ -25,7 +27,7 @@ from hf_gpt1 import (
     GPT1Model,
     modeling_gpt1,
 )
-from hf_gpt1.modeling_gpt1 import _swap_pair
+from hf_gpt1.modeling_gpt1 import CACHE_NAME, _swap_pair
 from tests.utils import DELIM, DEVICE_DTYPES, EXTRACT, PAD, START, V, tiny_config
 
 # Parity tolerances by dtype: bf16 rounds every op, and the two models order some of them differently.
@@ -725,3 +727,21 @@ def test_a_packed_row_gives_the_losses_of_its_sequences_run_apart():
         torch.testing.assert_close(packed.logits[0, start : start + len(s)], out.logits[0], atol=1e-5, rtol=1e-4)
     with pytest.raises(ValueError, match="position_ids must be in"):
         model(input_ids=ids[:, :33], position_ids=torch.arange(33)[None])
+
+
+def test_the_cache_is_taken_under_either_name():
+    # transformers 5.24 renamed `past_key_values` to `cache` and deprecated the old name: both versions are served.
+    from transformers.cache_utils import DynamicCache
+
+    model = GPT1LMHeadModel(tiny_config()).eval().requires_grad_(False)
+    ids = torch.randint(0, 60, (2, 6))
+    full = model(ids).logits[:, -1]
+    prefix = model(ids[:, :5], use_cache=True)
+    for name in ("cache", "past_key_values"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # the old name, on transformers >= 5.24
+            step = model(ids[:, 5:], use_cache=True, **{name: copy.deepcopy(getattr(prefix, CACHE_NAME))})
+        torch.testing.assert_close(step.logits[:, -1], full, atol=1e-5, rtol=1e-5)
+        assert getattr(step, CACHE_NAME).get_seq_length() == 6
+    with pytest.raises(ValueError, match="Pass the key/value cache once"):
+        model(ids, cache=DynamicCache(), past_key_values=DynamicCache())
