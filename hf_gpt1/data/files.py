@@ -53,16 +53,29 @@ csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
 # ------------------------------------------------------------------------------------------------ reading tables
 
 
+def not_utf8_error(path: Path, flag: str, line: int, byte: int) -> ValueError:
+    """The error for a `byte` on line `line` (1-based) of `path` that is not UTF-8, naming the fix."""
+    return ValueError(
+        f"{flag} {path}:{line} is not UTF-8 text (byte {byte:#x}); re-save the file as UTF-8, e.g. "
+        f"iconv -f latin1 -t utf-8 {path.name} > fixed.{path.suffix.lstrip('.')}."
+    )
+
+
+def check_text_file(path: Path, flag: str) -> None:
+    """A text input must be a file holding something."""
+    if not path.is_file():
+        what = "is a folder, not a file" if path.is_dir() else "does not exist"
+        raise FileNotFoundError(f"{flag}: text file {path} {what}.")
+    if path.stat().st_size == 0:
+        raise ValueError(f"{flag}: text file {path} is empty.")
+
+
 def _read_text(path: Path, flag: str) -> str:
     data = path.read_bytes()
     try:
         return data.decode("utf-8-sig")  # a UTF-8 BOM (MRPC's files have one) is not part of the first column's name
     except UnicodeDecodeError as err:
-        line = data[: err.start].count(b"\n") + 1
-        raise ValueError(
-            f"{flag} {path}:{line} is not UTF-8 text (byte {data[err.start]:#x}); re-save the file as UTF-8, e.g. "
-            f"iconv -f latin1 -t utf-8 {path.name} > fixed.{path.suffix.lstrip('.')}."
-        ) from None
+        raise not_utf8_error(path, flag, data[: err.start].count(b"\n") + 1, data[err.start]) from None
 
 
 def _read_rows_text(path: Path, flag: str) -> str:
@@ -501,17 +514,24 @@ def load_corpus(
     if validation is None:
         if isinstance(train, datasets.IterableDataset):
             raise ValueError("A streamed corpus needs a validation split or --validation_files for perplexity.")
-        if not 0 < validation_split_percentage < 100:
-            raise ValueError(f"--validation_split_percentage {validation_split_percentage} must be in (0, 100).")
-        held_out = math.ceil(train.num_rows * validation_split_percentage / 100)
-        if train.num_rows - held_out < 1:
-            raise ValueError(
-                f"The corpus has {train.num_rows} document(s) (lines, for .txt): too few to hold out "
-                f"{validation_split_percentage}% for perplexity. Pass --validation_files, or add text."
-            )
+        held_out_count(train.num_rows, validation_split_percentage)
         parts = train.train_test_split(test_size=validation_split_percentage / 100, seed=0, shuffle=False)
         train, validation = parts["train"], parts["test"]
     return train, validation
+
+
+def held_out_count(documents: int, validation_split_percentage: float) -> int:
+    """How many of a corpus's last documents are held out for perplexity when no validation text is given (as
+    `train_test_split` counts them); refuses a percentage or a corpus that leaves nothing to train on."""
+    if not 0 < validation_split_percentage < 100:
+        raise ValueError(f"--validation_split_percentage {validation_split_percentage} must be in (0, 100).")
+    held_out = math.ceil(documents * validation_split_percentage / 100)
+    if documents - held_out < 1:
+        raise ValueError(
+            f"The corpus has {documents} document(s) (lines, for .txt): too few to hold out "
+            f"{validation_split_percentage}% for perplexity. Pass --validation_files, or add text."
+        )
+    return held_out
 
 
 def _read_text_files(paths: Sequence[str], text_column: str, flag: str) -> datasets.Dataset:
@@ -522,11 +542,7 @@ def _read_text_files(paths: Sequence[str], text_column: str, flag: str) -> datas
             f"{flag}: text files must share one type among {sorted(TEXT_BUILDERS)}; got {sorted(suffixes)}."
         )
     for path in map(Path, paths):
-        if not path.is_file():
-            what = "is a folder, not a file" if path.is_dir() else "does not exist"
-            raise FileNotFoundError(f"{flag}: text file {path} {what}.")
-        if path.stat().st_size == 0:
-            raise ValueError(f"{flag}: text file {path} is empty.")
+        check_text_file(path, flag)
         _read_text(path, flag)  # a non-UTF-8 byte is named with its line here, not deep inside the arrow reader
     builder = builders.pop()
     dataset = datasets.load_dataset(

@@ -17,11 +17,12 @@ from __future__ import annotations
 import codecs
 import functools
 import hashlib
+import itertools
 import json
 import multiprocessing
 import os
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,9 +30,19 @@ import datasets
 import numpy as np
 import torch
 
+from .files import check_text_file, held_out_count, not_utf8_error
 from .fingerprint import file_digest
 
-__all__ = ["TextCorpus", "pack_corpus", "pack_windows", "stream_corpus", "token_dtype", "window_collator"]
+__all__ = [
+    "TextCorpus",
+    "first_chars",
+    "pack_corpus",
+    "pack_windows",
+    "stream_corpus",
+    "streamable",
+    "token_dtype",
+    "window_collator",
+]
 
 SHARD_BYTES = 4 << 20  # a shard is the unit of parallel work: ~4 MB of text, cut at a line end
 PACKING_VERSION = 1  # part of the cache key: a change to the packing rule or format invalidates old caches
@@ -104,15 +115,8 @@ class TextCorpus:
             self.validation = [s for path, lines in held.items() for s in self._shards(path, lines, 0, lines.count)]
             return
         documents = sum(lines.count for lines in train.values())
-        if not 0 < validation_split_percentage < 100:
-            raise ValueError(f"--validation_split_percentage {validation_split_percentage} must be in (0, 100).")
-        held_out = int(np.ceil(documents * validation_split_percentage / 100))
-        if documents - held_out < 1:
-            raise ValueError(
-                f"The corpus has {documents} document(s) (lines, for .txt): too few to hold out "
-                f"{validation_split_percentage}% for perplexity. Pass --validation_files, or add text."
-            )
-        cut, self.train, self.validation = documents - held_out, [], []
+        cut = documents - held_out_count(documents, validation_split_percentage)
+        self.train, self.validation = [], []
         for path, lines in train.items():  # the first `cut` documents train, the rest are held out
             keep = min(max(cut, 0), lines.count)
             self.train += self._shards(path, lines, 0, keep)
@@ -121,24 +125,21 @@ class TextCorpus:
 
     def _scan(self, path: Path, flag: str) -> _Lines:
         """Counts the lines of `path` and indexes their starts sparsely, checking the text on the way."""
-        suffix = path.suffix.lower().lstrip(".")
-        if suffix not in STREAMED_SUFFIXES:
+        if _kind(path) is None:
             raise ValueError(f"{flag}: {path} is not a .txt or .jsonl file.")
-        if not path.is_file():
-            what = "is a folder, not a file" if path.is_dir() else "does not exist"
-            raise FileNotFoundError(f"{flag}: text file {path} {what}.")
+        check_text_file(path, flag)
         size = path.stat().st_size
-        if size == 0:
-            raise ValueError(f"{flag}: text file {path} is empty.")
-        json_lines = STREAMED_SUFFIXES[suffix] == "json"
+        json_lines = _kind(path) == "json"
         decoder = codecs.getincrementaldecoder("utf-8")()
         marks, newlines, offset, carry, last = [(0, 0)], 0, 0, b"", b""
         with open(path, "rb") as f:
             while chunk := f.read(self.shard_bytes):
+                data = decoder.getstate()[0] + chunk  # what the decoder sees: the previous chunk's incomplete tail too
                 try:
                     decoder.decode(chunk)
                 except UnicodeDecodeError as err:
-                    _raise_not_utf8(path, flag, offset + err.start)
+                    line = newlines + data[: err.start].count(b"\n") + 1
+                    raise not_utf8_error(path, flag, line, data[err.start]) from None
                 found = np.flatnonzero(np.frombuffer(chunk, np.uint8) == 10)
                 if offset and len(found) and offset + found[0] + 1 < size:  # the first line starting in this chunk
                     marks.append((newlines + 1, offset + int(found[0]) + 1))
@@ -192,32 +193,37 @@ class TextCorpus:
     def _shards(self, path: str, lines: _Lines, first: int, last: int) -> list[Shard]:
         """Lines `[first, last)` of a file, cut at the indexed line starts into shards of about `shard_bytes`."""
         begin, end = self._offset(path, lines, first), self._offset(path, lines, last)
-        column = self.text_column if STREAMED_SUFFIXES[Path(path).suffix.lower().lstrip(".")] == "json" else None
+        column = self.text_column if _kind(Path(path)) == "json" else None
         cuts = [begin, *(offset for _, offset in lines.marks if begin < offset < end), end]
         return [Shard(path, a, b, column) for a, b in zip(cuts, cuts[1:]) if a < b]
 
     def documents(self, shards: Sequence[Shard], limit_chars: int | None = None) -> Iterator[str]:
         """The documents of `shards` in order (at most `limit_chars` characters of them)."""
-        seen = 0
-        for shard in shards:
-            for text in _shard_documents(shard):
-                yield text
-                seen += len(text)
-                if limit_chars is not None and seen >= limit_chars:
-                    return
+        return first_chars(itertools.chain.from_iterable(map(_shard_documents, shards)), limit_chars)
 
 
-def _raise_not_utf8(path: Path, flag: str, position: int):
-    with open(path, "rb") as f:
-        data = f.read(position + 1)
-    line = data[:position].count(b"\n") + 1
-    raise ValueError(
-        f"{flag} {path}:{line} is not UTF-8 text (byte {data[position]:#x}); re-save the file as UTF-8, e.g. "
-        f"iconv -f latin1 -t utf-8 {path.name} > fixed.{path.suffix.lstrip('.')}."
-    )
+def first_chars(texts: Iterable[str], limit_chars: int | None = None) -> Iterator[str]:
+    """`texts` in order, stopping after the one that reaches `limit_chars` characters in all (None: every one)."""
+    seen = 0
+    for text in texts:
+        yield text
+        seen += len(text)
+        if limit_chars is not None and seen >= limit_chars:
+            return
 
 
-def _shard_documents(shard: Shard, lines_per_read: int = 1000) -> Iterator[str]:
+def _kind(path: Path) -> str | None:
+    """ "text" or "json" for the files [`TextCorpus`] reads, else None."""
+    return STREAMED_SUFFIXES.get(path.suffix.lower().lstrip("."))
+
+
+def streamable(train_files: Sequence[str] | None, validation_files: Sequence[str] | None = None) -> bool:
+    """Whether [`TextCorpus`] reads these corpus files (all .txt / .jsonl); other sources go through `datasets`."""
+    files = [*(train_files or []), *(validation_files or [])]
+    return bool(train_files) and all(_kind(Path(p)) is not None for p in files)
+
+
+def _shard_documents(shard: Shard) -> Iterator[str]:
     with open(shard.path, "rb") as f:
         f.seek(shard.start)
         data = f.read(shard.end - shard.start)  # at most ~shard_bytes: the memory of one shard, whatever the corpus
@@ -254,16 +260,12 @@ def _backend(tokenizer_json: str):
 def _pack_shard(job: tuple) -> int:
     """Worker: packs one shard into an Arrow file; returns its number of windows."""
     shard, tokenizer_json, window, vocab_size, path = job
-    backend = _backend(tokenizer_json)
-    dtype = token_dtype(vocab_size)
-    rows = 0
+    block = list(_shard_windows(shard, _backend(tokenizer_json), window, token_dtype(vocab_size)))
     with datasets.arrow_writer.ArrowWriter(features=window_features(window, vocab_size), path=path) as writer:
-        block = list(_shard_windows(shard, backend, window, dtype))
         if block:
             writer.write_batch({"input_ids": block})
-            rows += len(block)
         writer.finalize()
-    return rows
+    return len(block)
 
 
 def _cache_key(shards: Sequence[Shard], tokenizer_json: str, window: int) -> str:
@@ -323,10 +325,12 @@ def stream_corpus(shards: Sequence[Shard], tokenizer, window: int) -> datasets.I
     """The windows of `shards`, tokenized as they are read (nothing written; every epoch tokenizes again)."""
     tokenizer_json = tokenizer.backend_tokenizer.to_str()
 
+    dtype = token_dtype(len(tokenizer))
+
     def rows(shards: list[Shard]):
         backend = _backend(tokenizer_json)
         for shard in shards:
-            for ids in _shard_windows(shard, backend, window, token_dtype(len(tokenizer))):
+            for ids in _shard_windows(shard, backend, window, dtype):
                 yield {"input_ids": ids}
 
     return datasets.IterableDataset.from_generator(

@@ -27,7 +27,15 @@ from transformers.trainer_utils import IntervalStrategy
 
 from ..configuration_gpt1 import GPT1Config
 from ..data.files import load_corpus
-from ..data.packing import STREAMED_SUFFIXES, TextCorpus, pack_corpus, pack_windows, stream_corpus, window_collator
+from ..data.packing import (
+    TextCorpus,
+    first_chars,
+    pack_corpus,
+    pack_windows,
+    stream_corpus,
+    streamable,
+    window_collator,
+)
 from ..modeling_gpt1 import GPT1LMHeadModel
 from ..tokenization_gpt1 import add_gpt1_special_tokens, load_gpt1_tokenizer, train_gpt1_tokenizer
 from .arguments import (
@@ -77,7 +85,7 @@ def run_pretraining(
 
     # data: the corpus's documents, held-out ones apart; local .txt / .jsonl files are read as a stream
     corpus = train_docs = eval_docs = None
-    if _streamable(data_args.train_files, data_args.validation_files):
+    if streamable(data_args.train_files, data_args.validation_files):
         corpus = TextCorpus(
             data_args.train_files,
             data_args.validation_files,
@@ -212,20 +220,9 @@ def _evaluation_plan(args: PretrainTrainingArguments, evaluation, all_evaluation
     return [f"held-out perplexity: {len(evaluation)} windows of {window} tokens{of}, {when}"]
 
 
-def _streamable(train_files, validation_files) -> bool:
-    """Local .txt / .jsonl corpora are read as a stream ([`TextCorpus`]); other sources through `datasets`."""
-    files = [*(train_files or []), *(validation_files or [])]
-    return bool(train_files) and all(Path(p).suffix.lower().lstrip(".") in STREAMED_SUFFIXES for p in files)
-
-
 def _dataset_documents(docs, limit_chars: int | None = None):
     """The `text` of a `datasets` corpus's rows, in order (at most `limit_chars` characters of them)."""
-    seen = 0
-    for row in docs:
-        yield row["text"]
-        seen += len(row["text"])
-        if limit_chars is not None and seen >= limit_chars:
-            return
+    return first_chars((row["text"] for row in docs), limit_chars)
 
 
 class _Texts:

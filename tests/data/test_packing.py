@@ -139,6 +139,10 @@ def test_json_lines_and_bad_text_are_named(tmp_path):
     latin.write_bytes(b"fine\nalso fine\ncaf\xe9\n")
     with pytest.raises(ValueError, match=r"latin.txt:3 is not UTF-8 text \(byte 0xe9\)"):
         TextCorpus([str(latin)])
+    split = tmp_path / "split.txt"  # the bad sequence starts at the end of one read and ends in the next
+    split.write_bytes(b"ab\n" + b"x" * 6 + b"\xc3" + b"A\nnext\n")
+    with pytest.raises(ValueError, match=r"split.txt:2 is not UTF-8 text \(byte 0xc3\)"):
+        TextCorpus([str(split)], shard_bytes=10)
 
 
 def test_the_line_index_is_sparse_and_finds_any_line(wiki):
