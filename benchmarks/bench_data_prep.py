@@ -78,10 +78,16 @@ def make_corpus(path: Path, megabytes: int) -> Path:
     return path
 
 
-def prepare(side: str, checkout: Path, corpus: Path, workers: int, scratch: Path) -> dict:
-    code = CHILD.format(bpe=str(BPE), corpus=str(corpus), workers=workers, prepare=PREPARE[side])
+def fresh_env(checkout: Path, scratch: Path) -> dict[str, str]:
+    """A process running `checkout`'s code offline, with an empty datasets cache of its own."""
     env = {**os.environ, "PYTHONPATH": str(checkout), "HF_DATASETS_CACHE": tempfile.mkdtemp(dir=scratch)}
     env.update(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    return env
+
+
+def prepare(side: str, checkout: Path, corpus: Path, workers: int, scratch: Path) -> dict:
+    code = CHILD.format(bpe=str(BPE), corpus=str(corpus), workers=workers, prepare=PREPARE[side])
+    env = fresh_env(checkout, scratch)
     done = subprocess.run([sys.executable, "-c", code], cwd=scratch, env=env, capture_output=True, text=True)
     if done.returncode:
         raise RuntimeError(f"{side} on {corpus.name}: {done.stderr[-2000:]}")
@@ -103,8 +109,7 @@ def recipe(side: str, checkout: Path, corpus: Path, scratch: Path) -> dict:
             str(out), "--n_layer", "1", "--n_embd", "32", "--n_head", "2", "--max_steps", "1", "--eval_steps", "1",
             "--max_eval_windows", "4", "--per_device_train_batch_size", "2", "--report_to", "none",
             "--disable_tqdm", "true"]  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": str(checkout), "HF_DATASETS_CACHE": tempfile.mkdtemp(dir=scratch)}
-    env.update(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    env = fresh_env(checkout, scratch)
     code = (
         "import resource, runpy, sys, time; sys.argv = sys.argv[1:]; t = time.perf_counter()\n"
         "try:\n    runpy.run_path(sys.argv[0], run_name='__main__')\nexcept SystemExit:\n    pass\n"

@@ -91,12 +91,16 @@ def load_bbc_news() -> list[tuple[str, str]]:
     return articles
 
 
+def by_topic(articles) -> dict[str, list]:
+    """The articles of each topic, topics in sorted order."""
+    return {topic: [a for a in articles if a[0] == topic] for topic in sorted({t for t, _ in articles})}
+
+
 def split_articles(articles, seed: int) -> tuple[list, list]:
     """80/20 split, stratified by topic so both halves keep the topic mix."""
     rng = random.Random(seed)
     train, test = [], []
-    for topic in sorted({t for t, _ in articles}):
-        group = [a for a in articles if a[0] == topic]
+    for group in by_topic(articles).values():
         rng.shuffle(group)
         cut = int(0.8 * len(group))
         train += group[:cut]
@@ -111,8 +115,8 @@ def labelled_sample(train: list, per_topic: int, seed: int) -> list:
         return train
     rng = random.Random(seed)
     sample = []
-    for topic in sorted({t for t, _ in train}):
-        sample += rng.sample([a for a in train if a[0] == topic], per_topic)
+    for group in by_topic(train).values():
+        sample += rng.sample(group, per_topic)
     rng.shuffle(sample)
     return sample
 

@@ -16,7 +16,7 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from tests.utils import COMMON, GLUE_ROWS, SENTENCES, TINY_LM, shared_data, tiny_config_for  # noqa: E402
+from tests.utils import COMMON, SENTENCES, TINY_LM, shared_data, tiny_config_for, write_glue_slice  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -66,13 +66,7 @@ def tiny_lm(tmp_path_factory, wikitext_slice) -> Path:
 @pytest.fixture(scope="session")
 def glue_slice(tmp_path_factory) -> Path:
     """The first rows of the real RTE, STS-B and CoLA TSVs, in the GLUE folder layout."""
-    root = tmp_path_factory.mktemp("glue")
-    for folder in ("RTE", "STS-B", "CoLA"):
-        (root / folder).mkdir()
-        for name, n in GLUE_ROWS.items():
-            lines = shared_data("glue", folder, f"{name}.tsv").read_text(encoding="utf-8").splitlines(keepends=True)
-            (root / folder / f"{name}.tsv").write_text("".join(lines[:n]), encoding="utf-8")
-    return root
+    return write_glue_slice(tmp_path_factory.mktemp("glue"), ("RTE", "STS-B", "CoLA"))
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
 from hf_gpt1.training.arguments import ModelArguments
 from hf_gpt1.training.finetune import build_model
 from tests.tools.hub_standin import HubStandIn
-from tests.utils import GLUE_ROWS, REPO_ROOT, SENTENCES, shared_data, story_cloze_csv, tiny_config_for
+from tests.utils import REPO_ROOT, SENTENCES, shared_data, story_cloze_csv, tiny_config_for, write_glue_slice
 
 
 def readme_blocks(section: str, language: str = "python") -> list[str]:
@@ -195,12 +195,8 @@ def recipes_folder(work: Path) -> None:
     SST-2 files, and a diagnostic file) as `../shared/data/glue` and `glue_data`, QNLI TSVs, the Story Cloze CSVs,
     text corpora (real WikiText-2), and the MNLI model `--task ax` predicts with."""
     (work / "recipes").symlink_to(REPO_ROOT / "recipes")
-    glue = work.parent / "shared" / "data" / "glue"  # what ../shared/data/glue names: the first rows of the real files
-    for folder in ("RTE", "STS-B", "SST-2"):
-        (glue / folder).mkdir(parents=True)
-        for name, rows in GLUE_ROWS.items():
-            lines = shared_data("glue", folder, f"{name}.tsv").read_text(encoding="utf-8").splitlines(keepends=True)
-            (glue / folder / f"{name}.tsv").write_text("".join(lines[:rows]), encoding="utf-8")
+    # what ../shared/data/glue names: the first rows of the real files
+    glue = write_glue_slice(work.parent / "shared" / "data" / "glue", ("RTE", "STS-B", "SST-2"))
     (work / "glue_data").symlink_to(glue)
     (glue / "diagnostic").mkdir()
     pairs = [(SENTENCES[i], SENTENCES[i + 1]) for i in range(12)]

@@ -80,6 +80,16 @@ def shared_data(*parts: str) -> Path:
     return path
 
 
+def write_glue_slice(root: Path, folders: tuple[str, ...]) -> Path:
+    """The first `GLUE_ROWS` lines of the real GLUE TSVs of `folders` (RTE, SST-2, ...), in the GLUE folder layout."""
+    for folder in folders:
+        (root / folder).mkdir(parents=True)
+        for name, n in GLUE_ROWS.items():
+            lines = shared_data("glue", folder, f"{name}.tsv").read_text(encoding="utf-8").splitlines(keepends=True)
+            (root / folder / f"{name}.tsv").write_text("".join(lines[:n]), encoding="utf-8")
+    return root
+
+
 def glue_args(task: str, model: Path, data_dir: Path, out: Path, *extra: str) -> list[str]:
     """Arguments of a short `recipes/glue.py` run on a GLUE folder."""
     return [
