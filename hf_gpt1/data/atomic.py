@@ -13,6 +13,9 @@ import contextlib
 import errno
 import io
 import json
+import logging
+import math
+import numbers
 import os
 import re
 import secrets
@@ -21,8 +24,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+logger = logging.getLogger(__name__)
+
 __all__ = [
     "TEMP_PREFIX",
+    "finite_values",
     "WRITE_FAILURES",
     "atomic_save",
     "remove_temporaries",
@@ -103,9 +109,28 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
     return write_bytes_atomic(path, text.encode("utf-8"))
 
 
+def finite_values(data: Any, where: str = "") -> tuple[Any, list[str]]:
+    """`data` with every non-finite number (NaN, ±inf: not JSON, and read as `.nan` strings by YAML) replaced by None,
+    and the dotted names of those replaced."""
+    if isinstance(data, dict):
+        pairs = [(key, finite_values(value, f"{where}.{key}".lstrip("."))) for key, value in data.items()]
+        return {key: value for key, (value, _) in pairs}, [name for _, (_, names) in pairs for name in names]
+    if isinstance(data, (list, tuple)):
+        items = [finite_values(value, f"{where}[{i}]") for i, value in enumerate(data)]
+        return [value for value, _ in items], [name for _, names in items for name in names]
+    if isinstance(data, numbers.Real) and not isinstance(data, numbers.Integral) and not math.isfinite(data):
+        return None, [where]
+    return data, []
+
+
 def write_json_atomic(path: str | os.PathLike, data: Any) -> Path:
-    """Writes `data` as indented, key-sorted JSON, atomically."""
-    return write_text_atomic(path, json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+    """Writes `data` as indented, key-sorted JSON, atomically; a non-finite number is written as null, with a warning
+    naming it (bare `NaN` is not JSON: strict readers fail on it)."""
+    data, replaced = finite_values(data)
+    if replaced:
+        names = ", ".join(replaced[:5]) + (f" and {len(replaced) - 5} more" if len(replaced) > 5 else "")
+        logger.warning("%s: not a finite number, written as null: %s.", path, names)
+    return write_text_atomic(path, json.dumps(data, indent=2, sort_keys=True, default=str, allow_nan=False) + "\n")
 
 
 def write_figure_atomic(figure: Any, path: str | os.PathLike, **savefig_kwargs: Any) -> Path:

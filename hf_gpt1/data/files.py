@@ -17,14 +17,16 @@ from __future__ import annotations
 import csv
 import io
 import math
+import shutil
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import datasets
 import numpy as np
+import pyarrow.compute as pc
 
-from .fingerprint import content_cache_dir
+from .fingerprint import content_cache_dir, file_digest, refuse_repeated_inputs
 from .hub_access import hub_access
 from .tasks import GlueTsvLayout, TaskSpec, get_task, glue_task_names
 
@@ -53,6 +55,28 @@ csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
 # ------------------------------------------------------------------------------------------------ reading tables
 
 
+# The first bytes of the compressed formats a text file is most often mistaken for.
+COMPRESSED_MAGIC = {
+    b"\x1f\x8b": ("gzip", "gunzip -c {name} > {stem}"),
+    b"PK\x03\x04": ("zip", "unzip {name}"),
+    b"BZh": ("bzip2", "bunzip2 -c {name} > {stem}"),
+    b"\xfd7zXZ\x00": ("xz", "unxz -c {name} > {stem}"),
+    b"(\xb5/\xfd": ("zstd", "zstd -d {name} -o {stem}"),
+}
+
+
+def compressed_error(path: Path, flag: str, head: bytes) -> ValueError | None:
+    """The error for a text input whose first bytes `head` are a compressed archive's (None when they are not)."""
+    for magic, (kind, command) in COMPRESSED_MAGIC.items():
+        if head.startswith(magic):
+            stem = f"{path.stem}.uncompressed{path.suffix}" if path.suffix else f"{path.name}.txt"
+            return ValueError(
+                f"{flag} {path} holds {kind}-compressed bytes, not text: decompress it first "
+                f"({command.format(name=path.name, stem=stem)}) and pass the decompressed file."
+            )
+    return None
+
+
 def not_utf8_error(path: Path, flag: str, line: int, byte: int) -> ValueError:
     """The error for a `byte` on line `line` (1-based) of `path` that is not UTF-8, naming the fix."""
     return ValueError(
@@ -62,16 +86,21 @@ def not_utf8_error(path: Path, flag: str, line: int, byte: int) -> ValueError:
 
 
 def check_text_file(path: Path, flag: str) -> None:
-    """A text input must be a file holding something."""
+    """A text input must be a file holding something, and not a compressed archive."""
     if not path.is_file():
         what = "is a folder, not a file" if path.is_dir() else "does not exist"
         raise FileNotFoundError(f"{flag}: text file {path} {what}.")
     if path.stat().st_size == 0:
         raise ValueError(f"{flag}: text file {path} is empty.")
+    with open(path, "rb") as f:
+        if (error := compressed_error(path, flag, f.read(8))) is not None:
+            raise error
 
 
 def _read_text(path: Path, flag: str) -> str:
     data = path.read_bytes()
+    if (error := compressed_error(path, flag, data[:8])) is not None:
+        raise error
     try:
         return data.decode("utf-8-sig")  # a UTF-8 BOM (MRPC's files have one) is not part of the first column's name
     except UnicodeDecodeError as err:
@@ -79,14 +108,16 @@ def _read_text(path: Path, flag: str) -> str:
 
 
 def _read_rows_text(path: Path, flag: str) -> str:
-    """A data file's text (tables, JSON lines): a byte-order mark may start the file, not stand inside it, where it
-    marks the start of a second file joined on (`cat`) and would corrupt that row's first field."""
+    """A data file's text (tables, JSON lines): a byte-order mark may start the file; one that starts a later line
+    marks a second file joined on (`cat`) and would corrupt that row's first field. Inside a line it is text (QNLI's
+    official dev.tsv holds one in a sentence), read as it is, as GLUE's loaders read it."""
     text = _read_text(path, flag)
-    bom = text.find("\ufeff")
+    bom = text.find("\n\ufeff")
     if bom >= 0:
         raise ValueError(
-            f"{flag} {path}:{text.count(chr(10), 0, bom) + 1} holds a byte-order mark (U+FEFF, invisible in most "
-            "editors) where a second file was joined on; delete it from that line, or join the files without it."
+            f"{flag} {path}:{text.count(chr(10), 0, bom) + 2} holds a byte-order mark (U+FEFF, invisible in most "
+            "editors) at its start, where a second file was joined on; delete it from that line, or join the files "
+            "without it."
         )
     return text
 
@@ -183,16 +214,15 @@ def _read_with_datasets(path: Path, flag: str, loader: str) -> datasets.Dataset:
     """JSON / JSONL / parquet through `datasets`, with parse failures turned into one line naming the file."""
     if loader == "json":
         _read_rows_text(path, flag)  # names the line of a non-UTF-8 byte or a BOM; the JSON parser would not
-    try:
-        dataset = datasets.load_dataset(
-            loader, data_files={"rows": str(path)}, split="rows", cache_dir=content_cache_dir([path])
-        )
-    except (datasets.exceptions.DatasetGenerationError, ValueError, TypeError) as err:
+
+    def parse_error(err: Exception) -> ValueError:
         cause = err.__cause__ or err.__context__ or err
-        raise ValueError(
+        return ValueError(
             f"{flag} {path}: cannot parse it as {loader.upper()} ({type(cause).__name__}: {cause}). JSON files hold "
             "one object per line (JSONL) or a list of objects."
-        ) from None
+        )
+
+    dataset = _load_by_content(loader, [path], flag, parse_error)
     if dataset.num_rows == 0:
         raise ValueError(f"{flag} {path} holds no rows.")
     return dataset
@@ -495,6 +525,7 @@ def load_corpus(
     if bool(train_files) == bool(dataset_name):
         raise ValueError("Give exactly one text source: --train_files (local) or --dataset_name (Hub).")
     if train_files:
+        refuse_repeated_inputs({"--train_files": train_files, "--validation_files": validation_files or []})
         train = _read_text_files(train_files, text_column, "--train_files")
         validation = (
             _read_text_files(validation_files, text_column, "--validation_files") if validation_files else None
@@ -507,10 +538,13 @@ def load_corpus(
                 f"{dataset_name} has no column {text_column!r}; its columns are {splits['train'].column_names}: pass "
                 "--text_column."
             )
+        _refuse_missing_text(splits["train"], text_column, f"--dataset_name {dataset_name} (train)")
         train = _text_only(splits["train"], text_column)
-        validation = next((splits[s] for s in ("validation", "valid", "test") if s in splits), None)
-        if validation is not None:
-            validation = _text_only(validation, text_column)
+        held = next((s for s in ("validation", "valid", "test") if s in splits), None)
+        validation = None
+        if held is not None:
+            _refuse_missing_text(splits[held], text_column, f"--dataset_name {dataset_name} ({held})")
+            validation = _text_only(splits[held], text_column)
     if validation is None:
         if isinstance(train, datasets.IterableDataset):
             raise ValueError("A streamed corpus needs a validation split or --validation_files for perplexity.")
@@ -543,17 +577,54 @@ def _read_text_files(paths: Sequence[str], text_column: str, flag: str) -> datas
         )
     for path in map(Path, paths):
         check_text_file(path, flag)
-        _read_text(path, flag)  # a non-UTF-8 byte is named with its line here, not deep inside the arrow reader
-    builder = builders.pop()
-    dataset = datasets.load_dataset(
-        builder, data_files={"train": list(paths)}, split="train", cache_dir=content_cache_dir(paths)
-    )
+        if path.suffix.lower() != ".parquet":
+            _read_text(path, flag)  # a non-UTF-8 byte is named with its line here, not deep inside the arrow reader
+    dataset = _load_by_content(builders.pop(), paths, flag)
     if text_column not in dataset.column_names:
         raise ValueError(
             f"{flag} {list(paths)}: no column {text_column!r}; the columns are {dataset.column_names}: pass "
             "--text_column."
         )
+    _refuse_missing_text(dataset, text_column, f"{flag} {list(paths)}" if len(paths) > 1 else f"{flag} {paths[0]}")
     return _text_only(dataset, text_column)
+
+
+def _load_by_content(
+    builder: str, paths: Sequence[str | Path], flag: str, parse_error: Callable[[Exception], Exception] | None = None
+) -> datasets.Dataset:
+    """`datasets.load_dataset` of local files, cached under their content: a file changed while it was read leaves
+    no cache under the digest of its earlier content, and is refused. `parse_error` turns a parse failure into the
+    caller's message."""
+    before = [file_digest(p) for p in paths]
+    cache = content_cache_dir(paths)
+    try:
+        dataset = datasets.load_dataset(
+            builder, data_files={"train": [str(p) for p in paths]}, split="train", cache_dir=cache
+        )
+    except (datasets.exceptions.DatasetGenerationError, ValueError, TypeError) as err:
+        if parse_error is None:
+            raise
+        raise parse_error(err) from None
+    changed = [p for p, digest in zip(paths, before) if file_digest(p) != digest]
+    if changed:
+        shutil.rmtree(cache, ignore_errors=True)
+        raise ValueError(
+            f"{flag} {changed[0]} changed while this run was reading it: nothing was kept of it. Run the same command "
+            "again once the file is final."
+        )
+    return dataset
+
+
+def _refuse_missing_text(dataset, text_column: str, source: str) -> None:
+    """A corpus row whose text cell is empty (null, as CSV and parquet readers give it) names its row."""
+    if isinstance(dataset, datasets.IterableDataset):
+        return  # streamed: checked as the documents are read (`hf_gpt1.data.packing.pack_windows`)
+    nulls = pc.is_null(dataset.with_format("arrow")[:][text_column])
+    if pc.any(nulls).as_py():
+        row = pc.index(nulls, True).as_py()
+        raise ValueError(
+            f"{source}: data row {row + 1} has no text in {text_column!r} (an empty cell); fill it in or drop the row."
+        )
 
 
 def _text_only(dataset, text_column: str):

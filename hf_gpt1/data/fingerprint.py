@@ -20,7 +20,7 @@ import datasets
 
 from .atomic import write_json_atomic
 
-__all__ = ["content_cache_dir", "file_digest", "input_digests"]
+__all__ = ["content_cache_dir", "file_digest", "file_version", "input_digests", "refuse_repeated_inputs"]
 
 _CHUNK = 1 << 22
 
@@ -29,11 +29,16 @@ def _digest_store() -> Path:
     return Path(datasets.config.HF_DATASETS_CACHE) / "hf_gpt1" / "digests"
 
 
+def file_version(file: str | os.PathLike | int) -> tuple[int, int, int, int]:
+    """(size, modification time, change time, inode) of a path or an open file descriptor: any write changes it."""
+    stat = os.fstat(file) if isinstance(file, int) else os.stat(file)
+    return stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino
+
+
 def file_digest(path: str | os.PathLike) -> str:
     """The SHA-256 of a file's bytes (hex), reused while the file is unchanged."""
     path = Path(path).resolve()
-    stat = path.stat()
-    version = [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino]
+    version = list(file_version(path))
     record = _digest_store() / f"{hashlib.sha256(str(path).encode()).hexdigest()[:32]}.json"
     try:
         saved = json.loads(record.read_text(encoding="utf-8"))
@@ -82,3 +87,22 @@ def input_digests(
         if files:
             digests[flag] = files
     return digests
+
+
+def refuse_repeated_inputs(inputs: Mapping[str, Iterable[str | os.PathLike]]) -> None:
+    """Refuses a file named twice among a run's inputs (`{flag: paths}`), by path or by content: a corpus file given
+    twice would be trained on twice, and a held-out file that is also a training file measures training data."""
+    seen: dict[tuple[str, str], str] = {}  # (kind, key) -> "flag path"
+    for flag, paths in inputs.items():
+        for path in paths or ():
+            if not Path(path).is_file():
+                continue  # a missing file is the reader's to name
+            here = f"{flag} {path}"
+            for kind, key in (("path", str(Path(path).resolve())), ("content", file_digest(path))):
+                if (kind, key) in seen:
+                    same = "is the same file as" if kind == "path" else "has the same content as"
+                    raise ValueError(
+                        f"{here} {same} {seen[kind, key]}: its text would be read twice (and held-out text would be "
+                        "trained on). Name each file once."
+                    )
+                seen[kind, key] = here

@@ -21,32 +21,44 @@ import itertools
 import json
 import multiprocessing
 import os
+import queue
 import shutil
+import signal
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import datasets
 import numpy as np
+import pyarrow.compute as pc
 import torch
 
 from .files import check_text_file, held_out_count, not_utf8_error
-from .fingerprint import file_digest
+from .fingerprint import file_version, refuse_repeated_inputs
 
 __all__ = [
+    "PackingError",
     "TextCorpus",
+    "collect_windows",
     "first_chars",
     "pack_corpus",
     "pack_windows",
     "stream_corpus",
     "streamable",
     "token_dtype",
+    "unknown_share",
     "window_collator",
 ]
 
 SHARD_BYTES = 4 << 20  # a shard is the unit of parallel work: ~4 MB of text, cut at a line end
 PACKING_VERSION = 1  # part of the cache key: a change to the packing rule or format invalidates old caches
 STREAMED_SUFFIXES = {"txt": "text", "text": "text", "jsonl": "json", "json": "json"}
+SHARD_TIMEOUT_S = 1800.0  # no shard finished for this long: a worker hangs (a 4 MB shard packs in seconds)
+
+
+class PackingError(RuntimeError):
+    """A packing worker died, hung or failed: the packing stopped and nothing of it was cached."""
 
 
 def token_dtype(vocab_size: int) -> np.dtype:
@@ -69,22 +81,29 @@ def window_collator(features: list[dict]) -> dict[str, torch.Tensor]:
 
 @dataclass(frozen=True)
 class Shard:
-    """Lines `[start, end)` (byte offsets at line starts) of one file; `text_column` is set for JSON lines."""
+    """Lines `[start, end)` (byte offsets at line starts) of one file; `text_column` is set for JSON lines.
+    `sha256` is the file's digest and `version` its (size, modification time, change time, inode), both taken by the
+    scan: the bytes read for training must still be that version (`_shard_documents`), the one the run recorded."""
 
     path: str
     start: int
     end: int
     text_column: str | None = None
+    sha256: str = ""
+    version: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)
 class _Lines:
-    """What one pass learns of a file: its lines (documents), its size, and a sparse index of line starts, one about
-    every `shard_bytes` (line number, byte offset), so memory does not grow with the number of lines."""
+    """What one pass learns of a file: its lines (documents), its size, a sparse index of line starts, one about
+    every `shard_bytes` (line number, byte offset), so memory does not grow with the number of lines, and the SHA-256
+    of the bytes that pass read, with the file's version (`file_version`) they belong to."""
 
     count: int
     size: int
     marks: tuple[tuple[int, int], ...]
+    sha256: str = ""
+    version: tuple[int, ...] | None = None
 
 
 class TextCorpus:
@@ -108,9 +127,12 @@ class TextCorpus:
         shard_bytes: int = SHARD_BYTES,
     ):
         self.text_column, self.shard_bytes = text_column, shard_bytes
+        refuse_repeated_inputs({"--train_files": train_files, "--validation_files": validation_files or []})
         train = {str(p): self._scan(Path(p), "--train_files") for p in train_files}
+        held = {str(p): self._scan(Path(p), "--validation_files") for p in validation_files or []}
+        self.digests = {path: lines.sha256 for path, lines in {**train, **held}.items()}
+        """`{path: sha256}` of every file, taken from the bytes the scan read."""
         if validation_files:
-            held = {str(p): self._scan(Path(p), "--validation_files") for p in validation_files}
             self.train = [s for path, lines in train.items() for s in self._shards(path, lines, 0, lines.count)]
             self.validation = [s for path, lines in held.items() for s in self._shards(path, lines, 0, lines.count)]
             return
@@ -124,16 +146,20 @@ class TextCorpus:
             cut -= lines.count
 
     def _scan(self, path: Path, flag: str) -> _Lines:
-        """Counts the lines of `path` and indexes their starts sparsely, checking the text on the way."""
+        """Counts the lines of `path`, indexes their starts sparsely and hashes its bytes, checking the text on the
+        way."""
         if _kind(path) is None:
             raise ValueError(f"{flag}: {path} is not a .txt or .jsonl file.")
         check_text_file(path, flag)
-        size = path.stat().st_size
         json_lines = _kind(path) == "json"
         decoder = codecs.getincrementaldecoder("utf-8")()
-        marks, newlines, offset, carry, last = [(0, 0)], 0, 0, b"", b""
+        sha = hashlib.sha256()
+        marks, newlines, offset, carry, last, lone_cr = [(0, 0)], 0, 0, b"", b"", False
         with open(path, "rb") as f:
+            version = file_version(f.fileno())
+            size = version[0]
             while chunk := f.read(self.shard_bytes):
+                sha.update(chunk)
                 data = decoder.getstate()[0] + chunk  # what the decoder sees: the previous chunk's incomplete tail too
                 try:
                     decoder.decode(chunk)
@@ -144,33 +170,47 @@ class TextCorpus:
                 if offset and len(found) and offset + found[0] + 1 < size:  # the first line starting in this chunk
                     marks.append((newlines + 1, offset + int(found[0]) + 1))
                 if json_lines:
-                    carry = self._check_json_lines(path, flag, carry + chunk)
+                    carry = self._check_json_lines(path, flag, carry + chunk, newlines + 1)
+                lone_cr = lone_cr or b"\r" in chunk.replace(b"\r\n", b"")
                 newlines += len(found)
                 offset, last = offset + len(chunk), chunk[-1:]
+            if file_version(f.fileno()) != version or offset != size:
+                raise corpus_changed_error(flag, path)
         if json_lines and carry.strip():
-            self._check_json_lines(path, flag, carry + b"\n")
-        return _Lines(count=newlines + (last != b"\n"), size=size, marks=tuple(marks))
+            self._check_json_lines(path, flag, carry + b"\n", newlines + 1)
+        if lone_cr and newlines == 0:
+            # `str.splitlines` would cut it into documents at each CR while the line count says one: refuse instead
+            raise ValueError(
+                f"{flag} {path} ends its lines with a carriage return alone (CR, old Mac line endings), so it reads "
+                f"as a single line; convert them to line feeds (tr '\\r' '\\n' < {path.name} > fixed.txt)."
+            )
+        return _Lines(
+            count=newlines + (last != b"\n"), size=size, marks=tuple(marks), sha256=sha.hexdigest(), version=version
+        )
 
-    def _check_json_lines(self, path: Path, flag: str, data: bytes) -> bytes:
-        """Checks the complete lines of `data`; returns the incomplete tail."""
+    def _check_json_lines(self, path: Path, flag: str, data: bytes, first_line: int) -> bytes:
+        """Checks the complete lines of `data` (whose first line is line `first_line` of the file); returns the
+        incomplete tail."""
         *lines, tail = data.split(b"\n")
-        for line in lines:
+        for number, line in enumerate(lines, start=first_line):
             if not line.strip():
                 continue
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as err:
                 raise ValueError(
-                    f"{flag} {path}: a line is not JSON ({err.msg}); each line must be one object."
+                    f"{flag} {path}:{number}: the line is not JSON ({err.msg}, column {err.colno}); each line must be "
+                    "one object. Fix or delete that line."
                 ) from None
             if not isinstance(row, dict):
                 raise ValueError(
-                    f"{flag} {path}: a line holds a JSON {type(row).__name__}, not an object with a text field."
+                    f"{flag} {path}:{number}: the line holds a JSON {type(row).__name__}, not an object with a text "
+                    "field."
                 )
             if not isinstance(row.get(self.text_column), str):
                 raise ValueError(
-                    f"{flag} {path}: no column {self.text_column!r} (as text) in a line whose columns are "
-                    f"{sorted(row)}: pass --text_column."
+                    f"{flag} {path}:{number}: no column {self.text_column!r} (as text) in a line whose columns are "
+                    f"{sorted(row)}: pass --text_column (or fill in that line's text)."
                 )
         return tail
 
@@ -195,7 +235,7 @@ class TextCorpus:
         begin, end = self._offset(path, lines, first), self._offset(path, lines, last)
         column = self.text_column if _kind(Path(path)) == "json" else None
         cuts = [begin, *(offset for _, offset in lines.marks if begin < offset < end), end]
-        return [Shard(path, a, b, column) for a, b in zip(cuts, cuts[1:]) if a < b]
+        return [Shard(path, a, b, column, lines.sha256, lines.version) for a, b in zip(cuts, cuts[1:]) if a < b]
 
     def documents(self, shards: Sequence[Shard], limit_chars: int | None = None) -> Iterator[str]:
         """The documents of `shards` in order (at most `limit_chars` characters of them)."""
@@ -223,10 +263,21 @@ def streamable(train_files: Sequence[str] | None, validation_files: Sequence[str
     return bool(train_files) and all(_kind(Path(p)) is not None for p in files)
 
 
+def corpus_changed_error(flag: str, path: str | os.PathLike) -> ValueError:
+    return ValueError(
+        f"{flag} {path} changed while this run was reading it (its size, modification or change time differs from "
+        "when it was scanned): nothing was trained on the edited text. Run the same command again once the file is "
+        "final."
+    )
+
+
 def _shard_documents(shard: Shard) -> Iterator[str]:
     with open(shard.path, "rb") as f:
         f.seek(shard.start)
         data = f.read(shard.end - shard.start)  # at most ~shard_bytes: the memory of one shard, whatever the corpus
+        # read first, then checked: any write since the scan changes the change time (no tool can set it back)
+        if shard.version is not None and file_version(f.fileno()) != shard.version:
+            raise corpus_changed_error("corpus file", shard.path)
     text = data.decode("utf-8-sig" if shard.start == 0 else "utf-8")
     if shard.text_column is None:
         yield from text.splitlines()  # as datasets' "text" builder splits a file into documents
@@ -269,10 +320,9 @@ def _pack_shard(job: tuple) -> int:
 
 
 def _cache_key(shards: Sequence[Shard], tokenizer_json: str, window: int) -> str:
-    digests = {path: file_digest(path) for path in sorted({s.path for s in shards})}
     record = {
         "version": PACKING_VERSION,
-        "shards": [(digests[s.path], s.start, s.end, s.text_column) for s in shards],
+        "shards": [(s.sha256, s.start, s.end, s.text_column) for s in shards],
         "tokenizer": hashlib.sha256(tokenizer_json.encode()).hexdigest(),
         "window": window,
     }
@@ -288,7 +338,7 @@ def default_workers(shards: Sequence[Shard]) -> int:
 def pack_corpus(shards: Sequence[Shard], tokenizer, window: int, num_workers: int | None = None) -> datasets.Dataset:
     """The windows of `shards`, from the cache when this corpus was packed with this tokenizer before; otherwise
     packed by `num_workers` processes (default: [`default_workers`]) and cached, the cache appearing whole or not at
-    all."""
+    all. A worker that dies, hangs or fails stops the packing with a [`PackingError`] naming its shard."""
     tokenizer_json = tokenizer.backend_tokenizer.to_str()
     root = Path(datasets.config.HF_DATASETS_CACHE) / "hf_gpt1" / "packed"
     folder = root / _cache_key(shards, tokenizer_json, window)
@@ -301,12 +351,7 @@ def pack_corpus(shards: Sequence[Shard], tokenizer, window: int, num_workers: in
         jobs = [(shard, tokenizer_json, window, len(tokenizer), str(building / f"{n:06d}.arrow"))
                 for n, shard in enumerate(shards)]  # fmt: skip
         try:
-            if workers == 1:
-                counts = [_pack_shard(job) for job in jobs]
-            else:
-                fork = "fork" in multiprocessing.get_all_start_methods()  # workers need no re-import of this package
-                with multiprocessing.get_context("fork" if fork else None).Pool(workers) as pool:
-                    counts = pool.map(_pack_shard, jobs, chunksize=1)
+            counts = [_pack_shard(job) for job in jobs] if workers == 1 else _pack_in_workers(jobs, workers)
             (building / "done").write_text(json.dumps({"windows": counts}))
             building.rename(folder)
         except OSError:
@@ -319,6 +364,97 @@ def pack_corpus(shards: Sequence[Shard], tokenizer, window: int, num_workers: in
     if not files:
         return datasets.Dataset.from_dict({"input_ids": []}, features=window_features(window, len(tokenizer)))
     return datasets.concatenate_datasets([datasets.Dataset.from_file(str(p)) for p in files]).with_format("numpy")
+
+
+def _packing_worker(jobs, results, holding, index: int) -> None:
+    """A packing process: takes `(n, job)` until `None`, marks the shard it packs in `holding[index]` (shared memory,
+    written before the work starts, so a kill at any moment still names it) and reports what came of it."""
+    while (item := jobs.get()) is not None:
+        n, job = item
+        holding[index] = n
+        try:
+            results.put(("done", n, _pack_shard(job)))
+        except BaseException as err:  # reported, never lost: the parent ends the packing with it
+            results.put(("error", n, err if isinstance(err, ValueError) else f"{type(err).__name__}: {err}"))
+            return
+        holding[index] = -1
+
+
+def _shard_name(jobs: Sequence[tuple], n: int) -> str:
+    shard = jobs[n][0]
+    return f"shard {n + 1} of {len(jobs)} ({shard.path}, bytes {shard.start:,}-{shard.end:,})"
+
+
+def _pack_in_workers(jobs: Sequence[tuple], workers: int) -> list[int]:
+    """Runs `_pack_shard` on `jobs` in `workers` processes; returns the window counts in job order. A worker killed
+    (the OOM killer's SIGKILL), none finishing a shard for `SHARD_TIMEOUT_S`, or an error in one stops every worker
+    and raises [`PackingError`] (a worker's `ValueError`, such as a corpus changed under it, as it is)."""
+    fork = "fork" in multiprocessing.get_all_start_methods()  # workers need no re-import of this package
+    context = multiprocessing.get_context("fork" if fork else None)
+    tasks, results = context.Queue(), context.Queue()
+    for item in [*enumerate(jobs), *[None] * workers]:
+        tasks.put(item)
+    holding = context.Array("q", [-1] * workers, lock=False)  # the shard each worker packs, -1 for none
+    processes = [
+        context.Process(target=_packing_worker, args=(tasks, results, holding, i), daemon=True) for i in range(workers)
+    ]
+    for process in processes:
+        process.start()
+    counts: dict[int, int] = {}
+    heard = time.monotonic()
+    resume = "nothing was cached; run the same command again"
+    try:
+        while len(counts) < len(jobs):
+            try:
+                kind, n, value = results.get(timeout=1.0)
+            except queue.Empty:
+                for i, process in enumerate(processes):
+                    if process.exitcode not in (None, 0):
+                        where = _shard_name(jobs, holding[i]) if holding[i] >= 0 else "a shard"
+                        code = process.exitcode
+                        how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exited with status {code}"
+                        hint = " (the out-of-memory killer?): lower --preprocessing_num_workers" if code < 0 else ""
+                        raise PackingError(f"Packing {where}: its worker was {how}{hint}; {resume}.") from None
+                if time.monotonic() - heard > SHARD_TIMEOUT_S:
+                    busy = ", ".join(_shard_name(jobs, n) for n in holding if n >= 0) or "the shards"
+                    raise PackingError(
+                        f"Packing stalled: no shard finished in {SHARD_TIMEOUT_S:.0f} s ({busy} still running); the "
+                        f"workers were stopped and {resume}."
+                    ) from None
+                continue
+            heard = time.monotonic()
+            if kind == "done":
+                counts[n] = value
+            elif isinstance(value, ValueError):  # the worker's own one-line message (a corpus changed under it)
+                raise value
+            else:
+                raise PackingError(f"Packing {_shard_name(jobs, n)} failed: {value}; {resume}.")
+    finally:
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
+            process.join()
+        tasks.close(), results.close()
+    return [counts[n] for n in range(len(jobs))]
+
+
+def unknown_share(windows: datasets.Dataset, unk_token_id: int) -> float:
+    """The share of `unk_token_id` among the token ids of packed `windows` (0 for none), read column-wise."""
+    column = windows.with_format("arrow")[:]["input_ids"]
+    if len(column) == 0:
+        return 0.0
+    ids = pc.list_flatten(column)
+    return pc.sum(pc.equal(ids, unk_token_id)).as_py() / len(ids)
+
+
+def collect_windows(shards: Sequence[Shard], tokenizer, window: int, limit: int | None = None) -> datasets.Dataset:
+    """The first `limit` windows of `shards` (all without a limit), held in memory: nothing is written."""
+    dtype = token_dtype(len(tokenizer))
+    backend = _backend(tokenizer.backend_tokenizer.to_str())
+    windows = itertools.chain.from_iterable(_shard_windows(shard, backend, window, dtype) for shard in shards)
+    block = list(itertools.islice(windows, limit))
+    features = window_features(window, len(tokenizer))
+    return datasets.Dataset.from_dict({"input_ids": block}, features=features).with_format("numpy")
 
 
 def stream_corpus(shards: Sequence[Shard], tokenizer, window: int) -> datasets.IterableDataset:
@@ -346,7 +482,10 @@ def pack_windows(documents, tokenizer, window: int, num_workers: int | None = No
     documents joined in order and its last partial window dropped (as transformers' run_clm packs)."""
     dtype = token_dtype(len(tokenizer))
 
-    def tokenize_and_pack(batch: dict[str, list]) -> dict[str, list]:
+    def tokenize_and_pack(batch: dict[str, list], indices: list[int]) -> dict[str, list]:
+        if None in batch["text"]:
+            row = indices[batch["text"].index(None)]
+            raise ValueError(f"Corpus row {row + 1} has no text (null); fill it in or drop the row.")
         ids = tokenizer(batch["text"], add_special_tokens=False)["input_ids"]
         stream = np.concatenate([np.zeros(0, dtype), *(np.asarray(i, dtype) for i in ids)])
         return {"input_ids": list(stream[: len(stream) // window * window].reshape(-1, window))}
@@ -354,9 +493,11 @@ def pack_windows(documents, tokenizer, window: int, num_workers: int | None = No
     features = window_features(window, len(tokenizer))
     if isinstance(documents, datasets.IterableDataset):
         return documents.map(
-            tokenize_and_pack, batched=True, batch_size=1000, remove_columns=["text"], features=features
-        )
+            tokenize_and_pack, batched=True, batch_size=1000, remove_columns=["text"], features=features,
+            with_indices=True,
+        )  # fmt: skip
     return documents.map(
         tokenize_and_pack, batched=True, batch_size=1000, remove_columns=["text"], features=features,
-        num_proc=num_workers if num_workers and num_workers > 1 else None, desc="Tokenizing and packing",
+        with_indices=True, num_proc=num_workers if num_workers and num_workers > 1 else None,
+        desc="Tokenizing and packing",
     ).with_format("numpy")  # fmt: skip

@@ -14,9 +14,10 @@ modeling code with a complete `auto_map`, for multiple-choice models the `multip
 from __future__ import annotations
 
 import argparse
+import contextlib
+import getpass
 import json
 import os
-import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -46,9 +47,14 @@ def _read_json(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
-def _is_hub_id(name: str | None) -> bool:
-    # `base_model` metadata must name a Hub repository; a local folder is only mentioned in the text.
-    return bool(name) and not os.path.exists(name) and name.count("/") == 1 and not name.startswith((".", "/"))
+def _is_hub_id(name: str | None, run: dict[str, Any]) -> bool:
+    """Whether `name` is a Hub repository: `base_model` metadata must name one. A folder the run read its weights
+    from (recorded among its local inputs) is local wherever the card is written, also where it is not (another
+    machine or folder)."""
+    if not name or os.path.exists(name) or name.startswith((".", "/", "~")) or name.count("/") != 1:
+        return False
+    read_locally = "--model_name_or_path" in run.get("inputs", {})
+    return not (read_locally and name == run.get("model", {}).get("model_name_or_path"))
 
 
 def _eval_metrics(results: dict[str, Any]) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
@@ -58,6 +64,7 @@ def _eval_metrics(results: dict[str, Any]) -> tuple[dict[str, dict[str, float]],
     for split, values in results.items():
         if split in ("train", "hyperparameters") or not isinstance(values, dict):
             continue
+        values = {key: value for key, value in values.items() if value is not None}  # non-finite: written as null
         own, constant = scores_and_baselines(values, f"eval_{split}_")
         if own := {key: value for key, value in own.items() if not key.endswith("loss")}:
             scores[split] = own
@@ -92,7 +99,7 @@ def model_card(model_dir: str | os.PathLike, repo_id: str, base_model: str | Non
     architecture = (config.get("architectures") or ["GPT1PreTrainedModel"])[0]
     pipeline_tag = _PIPELINE_TAGS.get(architecture)
     metrics, baselines = _eval_metrics(results)
-    hub_base = base_model if _is_hub_id(base_model) else None
+    hub_base = base_model if _is_hub_id(base_model, run) else None
 
     if data.get("data_dir"):
         source = f"the official GLUE TSV files (`{Path(data['data_dir']).name}/`)"
@@ -134,7 +141,9 @@ def model_card(model_dir: str | os.PathLike, repo_id: str, base_model: str | Non
     if hub_base:
         base_line = f"`{hub_base}`"
     elif base_model:
-        base_line = "a local checkpoint (not on the Hub; pass `base_model=` its Hub id to link it)"
+        base_line = (
+            f"a local checkpoint (`{Path(base_model).name}`, not on the Hub; pass `base_model=` its Hub id to link it)"
+        )
     else:
         base_line = "`not recorded`"
     lines = [
@@ -241,6 +250,7 @@ def push_finetuned(
             model could then not build its inputs).
     """
     folder = Path(output_dir)
+    _refuse_unfinished(folder)
     config = AutoConfig.from_pretrained(folder)
     architecture = (getattr(config, "architectures", None) or [None])[0]
     if config.model_type != "gpt1" or architecture not in _PIPELINE_TAGS:
@@ -257,9 +267,11 @@ def push_finetuned(
             model.save_pretrained(staging)
             tokenizer.save_pretrained(staging)
         if (folder / RESULTS_FILE).is_file():
-            shutil.copy(folder / RESULTS_FILE, staging)
+            results = _without_local_paths(_read_json(folder / RESULTS_FILE), folder)
+            Path(staging, RESULTS_FILE).write_text(json.dumps(results, indent=2, sort_keys=True), encoding="utf-8")
         card = model_card(folder, repo_id, base_model=base_model)
         Path(staging, "README.md").write_text(card, encoding="utf-8")
+        _refuse_leaks(Path(staging), folder)
 
         api = HfApi(endpoint=endpoint, token=token)
         with hub_access(
@@ -268,6 +280,57 @@ def push_finetuned(
             api.create_repo(repo_id, private=private, exist_ok=True)
             commit = api.upload_folder(repo_id=repo_id, folder_path=staging, commit_message=commit_message)
     return commit.commit_url
+
+
+def _refuse_unfinished(folder: Path) -> None:
+    """A run folder without its final model and results (killed, or still training) is not pushed."""
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder} is not a folder: give the output folder of a fine-tuning run.")
+    if (folder / RUN_FILE).is_file() and not (folder / RESULTS_FILE).is_file():
+        raise ValueError(
+            f"{folder}: this run did not finish (no {RESULTS_FILE}, its final model is not saved); run its command "
+            "again with --resume to finish it, then push."
+        )
+    if not (folder / "config.json").is_file():
+        raise ValueError(f"{folder} holds no saved model (no config.json): give the output folder of a finished run.")
+
+
+def _without_local_paths(value: Any, folder: Path) -> Any:
+    """`all_results.json` as a stranger may read it: each path the run wrote into its folder (predictions, the best
+    checkpoint) becomes the name it has inside the pushed run, not the local path."""
+    if isinstance(value, dict):
+        return {key: _without_local_paths(item, folder) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_local_paths(item, folder) for item in value]
+    if isinstance(value, str) and os.sep in value and (folder / Path(value).name).exists():
+        return Path(value).name
+    return value
+
+
+def _local_markers(folder: Path) -> list[str]:
+    """Strings that would tell a stranger about this machine: its user's home and name, the working folder and the
+    run's folder as absolute paths."""
+    markers = {str(Path.home()), str(Path.cwd()), str(folder.resolve()), str(folder.absolute())}
+    with contextlib.suppress(KeyError, OSError):
+        markers.add(f"{os.sep}{getpass.getuser()}{os.sep}")
+    return sorted(marker for marker in markers if len(marker.strip(os.sep)) > 1)
+
+
+def _refuse_leaks(staging: Path, folder: Path) -> None:
+    """Refuses a push whose files would publish a local path or user name, listing each (file: what)."""
+    markers = _local_markers(folder)
+    leaks = [
+        f"{path.name}: {marker}"
+        for path in sorted(staging.rglob("*"))
+        if path.is_file()
+        for marker in markers
+        if marker.encode() in path.read_bytes()
+    ]
+    if leaks:
+        raise ValueError(
+            f"Nothing was pushed: these files would publish local paths or your user name: {'; '.join(leaks)}. "
+            f"Remove them from the run's files in {folder} (a config field or a results entry), then push again."
+        )
 
 
 def main(argv: list[str] | None = None) -> str:

@@ -9,8 +9,10 @@ import argparse
 import dataclasses
 import difflib
 import errno
+import functools
 import json
 import os
+import re
 import shlex
 import signal
 import sys
@@ -24,6 +26,7 @@ import yaml
 from transformers import HfArgumentParser
 
 from ..data.atomic import WRITE_FAILURES
+from ..data.packing import PackingError
 from .trainer import TrainingError, TrainingInterrupted
 
 __all__ = ["load_yaml", "parse_recipe_args", "run_recipe"]
@@ -81,10 +84,15 @@ def parse_recipe_args(
     parser = HfArgumentParser(dataclass_types, allow_abbrev=False, prog=prog, usage=usage)
     if not help_all:
         _hide_library_arguments(parser, dataclass_types)
-    source = "command line"
-    if argv and argv[0].endswith((".yaml", ".yml", ".json")):
+    source, from_file = "command line", []
+    if argv and argv[0].endswith(ARGUMENT_FILE_SUFFIXES):
         source = f"{argv[0]} or the command line"
-        argv = _config_to_argv(Path(argv[0])) + argv[1:]
+        from_file = _config_to_argv(Path(argv[0]))
+        _refuse_late_argument_file(parser, argv[1:], prog)
+        argv = from_file + argv[1:]
+    else:
+        _refuse_late_argument_file(parser, argv, prog)
+    parser.error = functools.partial(_parse_error, parser.error, from_file=from_file, argv=argv, source=source)
     *parsed, unknown = parser.parse_args_into_dataclasses(argv, return_remaining_strings=True)
     if unknown:
         known = [option for action in parser._actions for option in action.option_strings]
@@ -97,6 +105,41 @@ def parse_recipe_args(
             f"Unknown argument(s) in the {source}: {', '.join(hints)}; `--help` lists the recipe's arguments."
         )
     return tuple(parsed)
+
+
+ARGUMENT_FILE_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def _refuse_late_argument_file(parser: argparse.ArgumentParser, argv: Sequence[str], prog: str | None) -> None:
+    """An argument file given after a flag would be read as a stray word (and its arguments as missing): it is one
+    when it is a mapping whose names are all the recipe's arguments."""
+    names = {action.dest for action in parser._actions}
+    for word in argv:
+        if not word.endswith(ARGUMENT_FILE_SUFFIXES) or not Path(word).is_file():
+            continue
+        try:
+            values = _config_to_argv(Path(word))
+        except ValueError:
+            continue  # not an argument file (a data file, say)
+        keys = {value.removeprefix("--") for value in values if value.startswith("--")}
+        if keys and keys <= names:
+            rest = " ".join(w for w in argv if w != word)
+            raise ValueError(
+                f"{word} is an argument file: it must come first, before any flag, so that the flags after it "
+                f"override it: {prog or 'the recipe'} {word} {rest}".rstrip()
+                + "."
+            )
+
+
+def _parse_error(
+    error: Callable[[str], None], message: str, *, from_file: Sequence[str], argv: Sequence[str], source: str
+) -> None:
+    """argparse's `error` (usage, the message, exit status 2), naming the argument file when the value came from it."""
+    flag = re.match(r"argument (--\w+)", message)
+    given_on_line = argv[len(from_file) :]
+    if flag and flag[1] in from_file and flag[1] not in given_on_line:
+        message = f"{source.removesuffix(' or the command line')}: {message}"
+    error(message)
 
 
 # transformers' TrainingArguments that every run uses: `--help` lists them beside the recipe's own.
@@ -168,7 +211,8 @@ def run_recipe(main: Callable[[], Any]) -> Any:
 
     Input problems (unknown task, bad columns, labels or files, an occupied output dir) are raised by hf_gpt1 as
     `ValueError` / `KeyError` with the cause and the fix in the message; file-system problems as `OSError`s that name
-    the path; a stopped training as `TrainingError`. A traceback through Trainer and torch would only hide them.
+    the path; a stopped training as `TrainingError`, a packing worker that died as `PackingError`. A traceback through
+    Trainer and torch would only hide them.
     `HF_GPT1_TRACEBACK=1` shows the traceback anyway.
 
     Signals: a run stopped on SIGTERM or Ctrl-C during training (after saving a checkpoint, `TrainingInterrupted`)
@@ -185,7 +229,7 @@ def run_recipe(main: Callable[[], Any]) -> Any:
         name = "SIGTERM" if isinstance(err, _Terminated) else "Ctrl-C"
         print(f"error: stopped by {name}; nothing more was written.", file=sys.stderr, flush=True)
         raise SystemExit(128 + (signal.SIGTERM if isinstance(err, _Terminated) else signal.SIGINT)) from None
-    except (ValueError, KeyError, OSError, TrainingError) as err:
+    except (ValueError, KeyError, OSError, TrainingError, PackingError) as err:
         if os.environ.get("HF_GPT1_TRACEBACK"):
             raise
         message = err.args[0] if isinstance(err, KeyError) and err.args else err

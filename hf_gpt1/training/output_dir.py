@@ -38,7 +38,16 @@ RUN_FILE = "hf_gpt1_run.json"
 LOCK_FILE = ".hf_gpt1.lock"
 RESULTS_FILE = "all_results.json"
 
-__all__ = ["LOCK_FILE", "RESULTS_FILE", "RUN_FILE", "OutputDirLock", "check_output_dir", "claimed", "run_identity"]
+__all__ = [
+    "LOCK_FILE",
+    "RESULTS_FILE",
+    "RUN_FILE",
+    "OutputDirLock",
+    "check_output_dir",
+    "check_recorded_digests",
+    "claimed",
+    "run_identity",
+]
 
 
 def run_identity(recipe: str, model_args: Any, data_args: Any, seed: int, inputs: Mapping[str, Any]) -> dict[str, Any]:
@@ -56,6 +65,18 @@ def run_identity(recipe: str, model_args: Any, data_args: Any, seed: int, inputs
         "seed": seed,
         "inputs": input_digests(inputs, ignore=(RUN_FILE, RESULTS_FILE)),
     }
+
+
+def check_recorded_digests(identity: dict[str, Any], digests: Mapping[str, str]) -> None:
+    """Refuses a run whose inputs, as read (`{path: sha256}` taken from the bytes read), are not those its identity
+    records: a file changed between the run's start and its reading."""
+    for flag, files in identity.get("inputs", {}).items():
+        for path, recorded in files.items():
+            if path in digests and digests[path] != recorded:
+                raise ValueError(
+                    f"{flag} {path} changed while this run was reading it (its content differs from when the run "
+                    "started): nothing was trained on it. Run the same command again once the file is final."
+                )
 
 
 def _differences(previous: dict[str, Any], run: dict[str, Any]) -> str:

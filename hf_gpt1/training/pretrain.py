@@ -29,15 +29,17 @@ from ..configuration_gpt1 import GPT1Config
 from ..data.files import load_corpus
 from ..data.packing import (
     TextCorpus,
+    collect_windows,
     first_chars,
     pack_corpus,
     pack_windows,
     stream_corpus,
     streamable,
+    unknown_share,
     window_collator,
 )
 from ..modeling_gpt1 import GPT1LMHeadModel
-from ..tokenization_gpt1 import add_gpt1_special_tokens, load_gpt1_tokenizer, train_gpt1_tokenizer
+from ..tokenization_gpt1 import UNK_TOKEN, add_gpt1_special_tokens, load_gpt1_tokenizer, train_gpt1_tokenizer
 from .arguments import (
     MODEL_DTYPES,
     PretrainDataArguments,
@@ -56,7 +58,7 @@ from .checkpoints import (
     resume_checkpoint,
 )
 from .memory import apply_memory_arguments
-from .output_dir import check_output_dir, claimed, run_identity
+from .output_dir import check_output_dir, check_recorded_digests, claimed, run_identity
 from .results import log_once, logged_metrics, print_start, save_results
 from .trainer import PretrainTrainer
 
@@ -93,6 +95,7 @@ def run_pretraining(
             validation_split_percentage=data_args.validation_split_percentage,
         )
         documents = functools.partial(corpus.documents, corpus.train)
+        check_recorded_digests(identity, corpus.digests)
     else:
         train_docs, eval_docs = load_corpus(
             data_args.train_files,
@@ -123,11 +126,12 @@ def run_pretraining(
             train = pack_windows(train_docs, tokenizer, window, workers)
             all_evaluation = pack_windows(eval_docs, tokenizer, window, workers)
         else:
-            if data_args.streaming:
+            if data_args.streaming:  # nothing written: the held-out windows scored are held in memory
                 train = stream_corpus(corpus.train, tokenizer, window)
+                all_evaluation = collect_windows(corpus.validation, tokenizer, window, data_args.max_eval_windows)
             else:
                 train = pack_corpus(corpus.train, tokenizer, window, workers)
-            all_evaluation = pack_corpus(corpus.validation, tokenizer, window, workers)
+                all_evaluation = pack_corpus(corpus.validation, tokenizer, window, workers)
         train = _first(train, data_args.max_train_windows)
         evaluation = _first(all_evaluation, data_args.max_eval_windows)
     if not isinstance(train, datasets.IterableDataset) and train.num_rows == 0:
@@ -138,7 +142,8 @@ def run_pretraining(
             "--validation_files with more text, raise --validation_split_percentage, or lower --n_positions."
         )
     check_planned_steps(args, train)
-    plan = plan_warmup(args, planned_updates(args, train))
+    plan = _coverage_warning(model_args, tokenizer, train, corpus, window)
+    plan += plan_warmup(args, planned_updates(args, train))
     plan += _evaluation_plan(args, evaluation, all_evaluation, window)
     if not (model_args.tokenizer_name_or_path or model_args.model_name_or_path):
         plan += _vocabulary_warning(model_args, len(tokenizer), train, window)
@@ -162,6 +167,36 @@ def run_pretraining(
         metrics = logged_metrics(trainer, "eval_", trainer.state.global_step) or trainer.evaluate()
         line = f"held-out: loss {metrics['eval_loss']:.4f}, perplexity {metrics['eval_perplexity']:.2f}"
         return save_results(trainer, "pretrain", {"validation": metrics}, [line], train_result, started)
+
+
+# Above this share of `<unk>` among the training tokens the start warns: a character the BPE never saw is lost text.
+UNKNOWN_WARNING_SHARE = 0.005
+STREAMED_COVERAGE_WINDOWS = 1_000  # a streamed corpus's coverage is measured on its first windows
+
+
+def _coverage_warning(model_args: PretrainModelArguments, tokenizer, train, corpus, window: int) -> list[str]:
+    """A warning when too many training tokens are `<unk>`: characters the tokenizer (or the BPE's sample of the
+    corpus, `--bpe_sample_mb`) never saw."""
+    if isinstance(train, datasets.IterableDataset):
+        if corpus is None:  # a streamed Hub corpus: its first windows
+            rows = list(train.take(STREAMED_COVERAGE_WINDOWS))
+            sample = datasets.Dataset.from_dict({"input_ids": [row["input_ids"] for row in rows]})
+        else:
+            sample = collect_windows(corpus.train, tokenizer, window, STREAMED_COVERAGE_WINDOWS)
+        measured = f"of the first {sample.num_rows} streamed windows' tokens"
+    else:
+        sample, measured = train, "of the training tokens"
+    share = unknown_share(sample, tokenizer.convert_tokens_to_ids(UNK_TOKEN))  # the BPE's unknown, not a special
+    if share <= UNKNOWN_WARNING_SHARE:
+        return []
+    if model_args.tokenizer_name_or_path or model_args.model_name_or_path:
+        fix = "the tokenizer does not cover this text: train a BPE on it (leave --tokenizer_name_or_path out)"
+    else:
+        fix = (
+            f"the BPE was trained on the first {model_args.bpe_sample_mb:g} MB of the corpus (--bpe_sample_mb), which "
+            "misses characters of the rest: raise --bpe_sample_mb to cover the whole corpus, or mix its sources"
+        )
+    return [f"warning: {share:.1%} {measured} are <unk> (text lost to training); {fix}."]
 
 
 def _first(windows, limit: int | None):

@@ -271,8 +271,11 @@ def test_corpus_from_text_files(tmp_path):
     train, validation = load_corpus([str(text)], validation_split_percentage=5)
     assert (train.num_rows, validation.num_rows) == (38, 2) and validation["text"] == ["line 38", "line 39"]
     rows = _table(tmp_path / "b.jsonl", "".join(json.dumps({"body": f"doc {i}"}) + "\n" for i in range(4)))
-    train, validation = load_corpus([str(rows)], [str(rows)], text_column="body")
+    held = _table(tmp_path / "c.jsonl", "".join(json.dumps({"body": f"held {i}"}) + "\n" for i in range(4)))
+    train, validation = load_corpus([str(rows)], [str(held)], text_column="body")
     assert train.column_names == ["text"] and validation.num_rows == 4
+    with pytest.raises(ValueError, match="b.jsonl is the same file as --train_files .*b.jsonl"):
+        load_corpus([str(rows)], [str(rows)], text_column="body")  # held-out text would be trained on
     with pytest.raises(ValueError, match="no column 'text'; the columns are \\['body'\\]"):
         load_corpus([str(rows)])
     with pytest.raises(ValueError, match="share one type"):
