@@ -432,7 +432,7 @@ def _pack_in_workers(jobs: Sequence[tuple], workers: int) -> list[int]:
     finally:
         for process in processes:
             if process.is_alive():
-                process.terminate()
+                process.kill()  # not SIGTERM: a handler a worker inherited (a training's graceful stop) may ignore it
             process.join()
         tasks.close(), results.close()
     return [counts[n] for n in range(len(jobs))]

@@ -73,16 +73,51 @@ def read_layout(checkpoint_dir: str | Path) -> tuple[list[list[int]], GPT1Config
             f"{shapes_path} lists {len(shapes)} arrays; GPT-1 has 2 + {len(BLOCK_LAYOUT)} per block "
             "(146 for 12 blocks)."
         )
+    bad = next((k for k, shape in enumerate(shapes) if not _is_shape(shape)), None)
+    if bad is not None:
+        raise ConversionError(
+            f"{shapes_path}: array {bad} has shape {shapes[bad]}, not a list of positive sizes; copy the file again "
+            "from the release."
+        )
+    if len(shapes[0]) != 2 or len(shapes[1]) != 2:
+        raise ConversionError(
+            f"{shapes_path}: arrays 0 and 1 (positions and tokens) must be 2-D, got {shapes[0]} and {shapes[1]}; copy "
+            "the file again from the release."
+        )
     n_positions, n_embd = shapes[0]
     vocab_size = shapes[1][0]
     n_layer = (len(shapes) - 2) // len(BLOCK_LAYOUT)
     n_inner = shapes[2 + 6][-1]
+    _check_shapes(shapes, shapes_path, n_embd, n_inner)
     # The release does not record the head count; every GPT-1 checkpoint uses 64-wide heads.
     n_head = max(1, n_embd // 64)
     config = GPT1Config(
         vocab_size=vocab_size, n_positions=n_positions, n_embd=n_embd, n_layer=n_layer, n_head=n_head, n_inner=n_inner
     )
     return shapes, config
+
+
+def _is_shape(shape: list) -> bool:
+    return bool(shape) and all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in shape)
+
+
+def _expected_shapes(n_embd: int, n_inner: int) -> list[list[int]]:
+    """The release's shapes of one block's arrays (BLOCK_LAYOUT order), its matrices stored (1, in, out)."""
+    e, i = n_embd, n_inner
+    return [[1, e, 3 * e], [3 * e], [1, e, e], [e], [e], [e], [1, e, i], [i], [1, i, e], [e], [e], [e]]
+
+
+def _check_shapes(shapes: list[list[int]], path: Path, n_embd: int, n_inner: int) -> None:
+    """Every array must fit the widths that arrays 0 (positions × n_embd) and 8 (the first MLP, n_inner) set."""
+    expected = [[shapes[0][0], n_embd], [shapes[1][0], n_embd]]
+    expected += _expected_shapes(n_embd, n_inner) * ((len(shapes) - 2) // len(BLOCK_LAYOUT))
+    names = parameter_names((len(shapes) - 2) // len(BLOCK_LAYOUT))
+    for k, (shape, want) in enumerate(zip(shapes, expected)):
+        if list(shape) != want:
+            raise ConversionError(
+                f"{path}: shape {shape} of array {k} ({names[k]}) does not fit {want}, what n_embd {n_embd} (array 0) "
+                f"and n_inner {n_inner} (array 8) require; the file is inconsistent: copy it again from the release."
+            )
 
 
 def load_arrays(checkpoint_dir: str | Path, shapes: list[list[int]]) -> list[np.ndarray]:

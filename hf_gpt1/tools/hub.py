@@ -142,7 +142,7 @@ def model_card(model_dir: str | os.PathLike, repo_id: str, base_model: str | Non
         base_line = f"`{hub_base}`"
     elif base_model:
         base_line = (
-            f"a local checkpoint (`{Path(base_model).name}`, not on the Hub; pass `base_model=` its Hub id to link it)"
+            f"a local checkpoint (not on the Hub: `{Path(base_model).name}`; pass `base_model=` its Hub id to link it)"
         )
     else:
         base_line = "`not recorded`"

@@ -23,6 +23,7 @@ from typing import Any
 
 import torch
 from huggingface_hub.errors import StrictDataclassError
+from transformers.trainer_pt_utils import safe_globals
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
 from ..data.atomic import write_json_atomic
@@ -139,22 +140,45 @@ def last_complete_checkpoint(output_dir: str | os.PathLike) -> str | None:
     A newer checkpoint that is incomplete or damaged is skipped with a warning that names it and says why, so a
     resume continues from the previous good one instead of failing on a truncated file.
     """
+    return _usable_checkpoint(output_dir)[0]
+
+
+def _usable_checkpoint(output_dir: str | os.PathLike, load_states: bool = False) -> tuple[str | None, list[str]]:
+    """The newest usable checkpoint (or None) and, for each newer one skipped, why. With `load_states`, its optimizer,
+    scheduler and RNG states must also load as tensors only (what a resume reads)."""
+    skipped = []
     for _, path in reversed(_checkpoint_folders(output_dir)):
-        problem = checkpoint_problem(path)
+        problem = checkpoint_problem(path) or (_state_problem(path) if load_states else None)
         if problem is None:
-            return str(path)
+            return str(path), skipped
         logger.warning("Not resuming from %s: %s. Trying the checkpoint before it.", path, problem)
+        skipped.append(f"{path.name} was not used: {problem}")
+    return None, skipped
+
+
+def _state_problem(folder: Path) -> str | None:
+    """Why a checkpoint's pickled states (optimizer, scheduler, RNG) would not load with transformers' weights-only
+    loading, or None. Memory-mapped: the check reads the pickle, not the tensors."""
+    for path in sorted([*folder.glob("*.pt"), *folder.glob("*.pth")]):
+        try:
+            with safe_globals():  # the numpy types transformers' own loading allows (the RNG state holds them)
+                torch.load(path, weights_only=True, mmap=True, map_location="cpu")
+        except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError) as err:
+            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            return f"{path.name} does not load as tensors only ({first[:160]}): replaced by another file?"
     return None
 
 
 def resume_checkpoint(args: Any) -> str | None:
-    """The checkpoint `--resume` continues from (None: no resume, or no complete checkpoint yet, said on the main
-    process)."""
+    """The checkpoint `--resume` continues from (None: no resume, or no complete checkpoint yet), said on the main
+    process with every newer checkpoint it did not use and why (its states would not all have loaded)."""
     if not args.resume:
         return None
-    checkpoint = last_complete_checkpoint(args.output_dir)
+    checkpoint, skipped = _usable_checkpoint(args.output_dir, load_states=True)
     if args.process_index == 0:
         print(f"Resuming from {checkpoint or 'the start (no complete checkpoint yet)'}", flush=True)
+        for line in skipped:
+            print(f"  warning: {line}", flush=True)
     return checkpoint
 
 

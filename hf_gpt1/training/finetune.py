@@ -339,6 +339,13 @@ def _lengths(data_args: DataArguments, config: Any, predict_only: bool) -> tuple
             f"--max_seq_length {max_length} exceeds the model's n_positions={n_positions} (learned positions); "
             f"use at most {n_positions}."
         )
+    multiple = data_args.pad_to_multiple_of
+    if multiple is not None and max_length % multiple:
+        raise ValueError(
+            f"--pad_to_multiple_of {multiple} does not divide the longest input, {max_length} tokens "
+            f"(--max_seq_length, else the model's n_positions): a padded batch would outgrow it. Use a divisor of "
+            f"{max_length} (8 for tensor cores), or set --max_seq_length to a multiple of it."
+        )
     segment_cap = data_args.segment_cap
     if segment_cap is None and data_args.story_cloze_protocol:
         segment_cap = story_cloze_segment_cap(max_length)  # the original's rule: n_ctx // 2 - 2 per segment
@@ -366,6 +373,17 @@ def _check_columns(spec: TaskSpec, split: str, rows: datasets.Dataset, source: s
             if empty is not None:
                 raise ValueError(
                     f"{source}: data row {empty + 1} has an empty {name!r}; fill in the text or drop the row."
+                )
+    for name in spec.choice_columns:  # a list of options per row (RACE): the model scores them side by side
+        if isinstance(rows.features[name], (datasets.Sequence, datasets.List)):
+            counts = pc.list_value_length(rows.data.column(name)).to_numpy(zero_copy_only=False)
+            usual = int(np.bincount(counts).argmax()) if len(counts) else 0
+            uneven = np.flatnonzero(counts != usual)
+            if len(uneven):
+                raise ValueError(
+                    f"{source}: data row {uneven[0] + 1} has {counts[uneven[0]]} options in {name!r} where the other "
+                    f"rows have {usual}; every question needs the same number of options (they are scored side by "
+                    "side): complete or drop that row."
                 )
     id_column = _id_column(spec, rows.column_names)
     if split.startswith("test") and id_column:

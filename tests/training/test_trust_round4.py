@@ -281,7 +281,10 @@ def finished_run(tmp_path, monkeypatch):
     record["inputs"] = {"--model_name_or_path": {str(base / "config.json"): "0" * 64}}
     (run / RUN_FILE).write_text(json.dumps(record))
     results = {"task": "rte", "test_predictions": str((run / "RTE.tsv").resolve())}
-    results |= {"best_checkpoint": str(run.resolve() / "checkpoint-4"), "validation": {"eval_validation_accuracy": 0.5}}
+    results |= {
+        "best_checkpoint": str(run.resolve() / "checkpoint-4"),
+        "validation": {"eval_validation_accuracy": 0.5},
+    }
     write_json_atomic(run / "all_results.json", results)
     return run
 
@@ -324,7 +327,7 @@ def test_a_local_base_model_is_named_as_local_from_any_folder(finished_run, tmp_
     monkeypatch.chdir(elsewhere)  # runs/first-pt does not exist from here
     card = model_card(finished_run, "me/gpt1-rte")
     assert "base_model:" not in card.split("---\n")[1], card
-    assert "**Base model:** a local checkpoint (`first-pt`, not on the Hub" in card
+    assert "**Base model:** a local checkpoint (not on the Hub: `first-pt`;" in card
 
 
 def test_a_push_of_an_unfinished_run_is_refused_with_the_resume_hint(finished_run, capsys):
@@ -389,3 +392,103 @@ def test_a_wrong_typed_value_in_an_argument_file_names_the_file(tmp_path, capsys
         parse_recipe_args((DataArguments,), [str(config), "--max_train_samples", "lots"])
     err = capsys.readouterr().err
     assert "argument --max_train_samples" in err and f"{config}:" not in err
+
+
+# ------------------------------------------------------------------------------------------ more causes named
+
+
+def test_a_byte_order_mark_inside_a_field_is_text_as_in_qnlis_official_dev_tsv(tmp_path):
+    from hf_gpt1.data.files import read_data_file
+    from hf_gpt1.data.tasks import get_task
+
+    qnli = tmp_path / "dev.tsv"  # QNLI dev.tsv line 62: U+FEFF inside a Wikipedia sentence (around coordinates)
+    qnli.write_text(
+        "index\tquestion\tsentence\tlabel\n0\tWhere is it?\tIt is at 51°N\ufeff 0°W in London.\tentailment\n"
+        "1\tWho came?\tNobody came.\tnot_entailment\n",
+        encoding="utf-8",
+    )
+    rows = read_data_file(qnli, "--validation_file", get_task("qnli"), "validation")
+    assert rows.num_rows == 2 and "\ufeff" in rows["sentence"][0]
+    joined = tmp_path / "joined.tsv"  # a second file joined on with `cat`: its BOM starts a line
+    joined.write_bytes(qnli.read_bytes() + "\ufeff2\tWhy?\tBecause.\tentailment\n".encode())
+    with pytest.raises(ValueError, match=r"joined.tsv:4 holds a byte-order mark .* at its start"):
+        read_data_file(joined, "--validation_file", get_task("qnli"), "validation")
+
+
+def test_every_shared_glue_tsv_is_read(tmp_path):
+    from hf_gpt1.data.files import load_glue_tsv
+    from hf_gpt1.data.tasks import get_task
+    from tests.utils import shared_data
+
+    root = shared_data("glue")
+    for task, folder in [("cola", "CoLA"), ("sst2", "SST-2"), ("mrpc", "MRPC"), ("stsb", "STS-B"), ("rte", "RTE")]:
+        for split in ("train", "validation", "test"):
+            assert load_glue_tsv(root, get_task(task), split).num_rows > 0, (folder, split)
+    assert load_glue_tsv(root, get_task("wnli"), "test").num_rows == 146
+
+
+def test_pad_to_multiple_of_that_does_not_divide_the_length_names_itself(tiny, rte_files, tmp_path, capsys):
+    from recipes.glue import main as glue_main
+    from tests.utils import glue_argv
+
+    train, dev = rte_files
+    argv = glue_argv(tiny, train, dev, tmp_path / "out", extra=("--pad_to_multiple_of", "7"))
+    error = run_cli(capsys, lambda: glue_main(argv))
+    assert error.startswith("error: --pad_to_multiple_of 7 does not divide the longest input, 64 tokens"), error
+    assert "--train_file" not in error
+
+
+def test_a_race_row_with_fewer_options_is_refused_at_load_naming_it(tiny, tmp_path, capsys):
+    from recipes.multiple_choice import main as multiple_choice_main
+
+    rows = [
+        {"example_id": f"high{i}.txt", "article": f"Article {i} is long.", "question": "What is it?",
+         "options": ["one", "two", "three", "four"], "answer": "A"}
+        for i in range(12)
+    ]  # fmt: skip
+    rows[7]["options"] = ["one", "two", "three"]
+    train = tmp_path / "race.jsonl"
+    train.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    argv = ["--task", "race", "--model_name_or_path", str(tiny), "--train_file", str(train), "--output_dir",
+            str(tmp_path / "out"), "--eval_strategy", "no", "--do_predict", "false", *COMMON]  # fmt: skip
+    error = run_cli(capsys, lambda: multiple_choice_main(argv))
+    assert f"{train}: data row 8 has 3 options in 'options' where the other rows have 4" in error, error
+
+
+def test_an_inconsistent_params_shapes_json_names_the_array_and_the_shape(tmp_path):
+    from hf_gpt1.tools.convert import ConversionError, convert_openai_checkpoint
+    from tests.test_bad_input import _release
+
+    folder = _release(tmp_path)
+    shapes = json.loads((folder / "params_shapes.json").read_text())
+    shapes[4] = [1, 8, 9]  # attn.c_proj of block 0
+    (folder / "params_shapes.json").write_text(json.dumps(shapes))
+    with pytest.raises(ConversionError, match=r"shape \[1, 8, 9\] of array 4 \(transformer.h.0.attn.c_proj.weight\) "
+                       r"does not fit \[1, 8, 8\]"):  # fmt: skip
+        convert_openai_checkpoint(folder)
+    shapes[4], shapes[0] = [1, 8, 8], [4]
+    (folder / "params_shapes.json").write_text(json.dumps(shapes))
+    with pytest.raises(ConversionError, match=r"arrays 0 and 1 .* must be 2-D, got \[4\]"):
+        convert_openai_checkpoint(folder)
+
+
+@pytest.mark.parametrize("state", ["rng_state.pth", "optimizer.pt"])
+def test_resume_over_a_foreign_pickle_says_what_it_did_not_load(state, tiny, rte_files, tmp_path, capsys):
+    import pickle
+
+    from recipes.glue import main as glue_main
+    from tests.utils import glue_argv
+
+    train, dev = rte_files
+    out = tmp_path / "run"
+    argv = glue_argv(tiny, train, dev, out, extra=("--eval_strategy", "no", "--do_predict", "false",
+                                                   "--save_strategy", "steps", "--save_steps", "1"))  # fmt: skip
+    glue_main(argv)
+    newest = max(out.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
+    original = (newest / state).read_bytes()
+    foreign = pickle.dumps(os.system, protocol=2)  # a pickle that would run code, padded to the same size
+    (newest / state).write_bytes(foreign + b"\0" * (len(original) - len(foreign)))
+    capsys.readouterr()
+    glue_main([*argv, "--resume"])
+    out_text = capsys.readouterr().out
+    assert f"warning: {newest.name} was not used: {state} does not load as tensors only" in out_text, out_text
