@@ -579,7 +579,16 @@ def _read_text_files(paths: Sequence[str], text_column: str, flag: str) -> datas
         check_text_file(path, flag)
         if path.suffix.lower() != ".parquet":
             _read_text(path, flag)  # a non-UTF-8 byte is named with its line here, not deep inside the arrow reader
-    dataset = _load_by_content(builders.pop(), paths, flag)
+    builder = builders.pop()
+
+    def parse_error(err: Exception) -> ValueError:
+        cause = err.__cause__ or err.__context__ or err
+        return ValueError(
+            f"{flag} {list(map(str, paths))}: cannot parse it as {builder.upper()} ({type(cause).__name__}: {cause}); "
+            "fix the file (CSV: one header row, quoted fields holding commas)."
+        )
+
+    dataset = _load_by_content(builder, paths, flag, parse_error)
     if text_column not in dataset.column_names:
         raise ValueError(
             f"{flag} {list(paths)}: no column {text_column!r}; the columns are {dataset.column_names}: pass "

@@ -143,6 +143,11 @@ def run_pretraining(
         )
     check_planned_steps(args, train)
     plan = _coverage_warning(model_args, tokenizer, train, corpus, window)
+    if data_args.streaming:
+        plan.append(
+            "streaming: windows are tokenized as they are read; nothing is written to the datasets cache but the "
+            "corpus files' digests (hf_gpt1/digests), and the held-out windows scored are held in memory"
+        )
     plan += plan_warmup(args, planned_updates(args, train))
     plan += _evaluation_plan(args, evaluation, all_evaluation, window)
     if not (model_args.tokenizer_name_or_path or model_args.model_name_or_path):
