@@ -684,7 +684,6 @@ class GPT1ForSequenceClassification(_GPT1FineTuningBase):
         attention_mask: torch.Tensor | None = None,
         position_ids: torch.LongTensor | None = None,
         labels: torch.Tensor | None = None,
-        lm_labels: torch.LongTensor | None = None,
         **kwargs: Unpack[TransformersKwargs],
     ) -> GPT1ClassifierOutput:
         r"""
@@ -694,10 +693,13 @@ class GPT1ForSequenceClassification(_GPT1FineTuningBase):
                 token.
             labels (`torch.Tensor` of shape `(batch_size,)`, *optional*):
                 Class ids in `[0, num_labels)`, or float targets when `num_labels == 1`.
-            lm_labels (`torch.LongTensor`, same shape as `input_ids`, *optional*):
+            lm_labels (`torch.LongTensor`, same shape as `input_ids`, *optional*, a keyword argument):
                 Targets of the auxiliary L1 (unshifted, `-100` ignored). Default: every real token of `input_ids`
-                after the start token (padding excluded), the original code's rule.
+                after the start token (padding excluded), the original code's rule. (Not a named parameter: Trainer
+                takes every forward parameter named like a label for a label, and a plain Trainer's
+                `EvalPrediction.label_ids` would then be `(labels, lm_labels)` instead of the task labels.)
         """
+        lm_labels = kwargs.pop("lm_labels", None)
         if input_ids is None:
             raise ValueError("GPT1ForSequenceClassification needs `input_ids`: the pooling position is found in them.")
         attention_mask, input_ids, position_ids, lm_labels = self._right_aligned(
@@ -798,7 +800,6 @@ class GPT1ForMultipleChoice(_GPT1FineTuningBase):
         attention_mask: torch.Tensor | None = None,
         position_ids: torch.LongTensor | None = None,
         labels: torch.LongTensor | None = None,
-        lm_labels: torch.LongTensor | None = None,
         **kwargs: Unpack[TransformersKwargs],
     ) -> GPT1ClassifierOutput:
         r"""
@@ -806,9 +807,11 @@ class GPT1ForMultipleChoice(_GPT1FineTuningBase):
             input_ids (`torch.LongTensor` of shape `(batch_size, num_choices, seq_len)`):
                 One right-padded sequence per answer, each ending in the extract token.
             labels (`torch.LongTensor` of shape `(batch_size,)`, *optional*): index of the right answer.
-            lm_labels (`torch.LongTensor`, same shape as `input_ids`, *optional*): targets of the auxiliary L1;
-                default: every real token after the start token.
+            lm_labels (`torch.LongTensor`, same shape as `input_ids`, *optional*, a keyword argument): targets of
+                the auxiliary L1; default: every real token after the start token (see
+                [`GPT1ForSequenceClassification.forward`] for why it is not a named parameter).
         """
+        lm_labels = kwargs.pop("lm_labels", None)
         if input_ids is None or input_ids.ndim != 3:
             shape = None if input_ids is None else tuple(input_ids.shape)
             raise ValueError(

@@ -392,9 +392,14 @@ class GPT1Preprocessor:
             parts = [self._texts(batch, name, indices) for name in task.text_columns]
             out["context"] = self._tokenize([" ".join(p for p in row if p) for row in zip(*parts)])
             out["choices"] = self._choices(batch, indices)
+            # every answer's sequence is padded to the longest one's
+            out["length"] = [len(c) + max(map(len, a), default=0) for c, a in zip(out["context"], out["choices"])]
         else:
             for key, name in zip(("segment_a", "segment_b"), task.text_columns):
                 out[key] = self._tokenize(self._texts(batch, name, indices))
+            out["length"] = [
+                sum(map(len, row)) for row in zip(*(out[k] for k in ("segment_a", "segment_b") if k in out))
+            ]
         if task.label_column in batch:
             labels = []
             for value, row in zip(batch[task.label_column], indices):
@@ -498,8 +503,9 @@ def prepare_dataset(
             (see [`GPT1ClassificationCollator`]); `max_length` defaults to `tokenizer.model_max_length`.
 
     Returns:
-        `tuple[datasets.Dataset, collator]`: The tokenized dataset (segment columns, `labels`, and `idx` when the
-        input has it; the raw columns are removed) and the collator for it.
+        `tuple[datasets.Dataset, collator]`: The tokenized dataset (segment columns, `labels`, `length` — the segment
+        tokens, which `group_by_length` batching sorts on — and `idx` when the input has it; the raw columns are
+        removed) and the collator for it.
     """
     overrides = {
         "text_columns": None if text_columns is None else tuple(text_columns),

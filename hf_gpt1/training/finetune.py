@@ -106,8 +106,6 @@ def run_finetuning(
             processed[split], collator = _tokenize(
                 spec, data_args, split, rows, sources[split], tokenizer, max_length, segment_cap
             )
-    if args.train_sampling_strategy == "group_by_length" and "train" in processed:
-        processed["train"] = _with_lengths(processed["train"], spec.format)
     if args.do_train:
         check_planned_steps(args, processed["train"])
 
@@ -523,11 +521,6 @@ def _segment_lengths(dataset: datasets.Dataset, format: str) -> list[np.ndarray]
         np.maximum.at(longest, pc.list_parent_indices(choices).to_numpy(), lengths(pc.list_flatten(choices)))
         return [lengths(table["context"]), longest]
     return [lengths(table[name]) for name in ("segment_a", "segment_b") if name in table.column_names]
-
-
-def _with_lengths(dataset: datasets.Dataset, format: str) -> datasets.Dataset:
-    """Adds the `length` column that `group_by_length` batching sorts on (segment tokens, specials excluded)."""
-    return dataset.add_column("length", sum(_segment_lengths(dataset, format)).tolist())
 
 
 def _rows_to_truncate(dataset: datasets.Dataset, format: str, max_length: int, segment_cap: int | None) -> int:

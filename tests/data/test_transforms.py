@@ -220,7 +220,7 @@ def test_prepare_dataset_entailment(tokenizer):
         "idx": [0, 1, 2],
     }
     dataset, collator = prepare_dataset(datasets.Dataset.from_dict(rows), tokenizer, "RTE")
-    assert set(dataset.column_names) == {"segment_a", "segment_b", "labels", "idx"}
+    assert set(dataset.column_names) == {"segment_a", "segment_b", "labels", "length", "idx"}  # length: segment tokens
     assert dataset["segment_a"][0] == _ids(tokenizer, "the cat sat") and dataset["segment_a"][1] == []
     assert dataset["labels"] == [0, 1, 0]
     assert isinstance(collator, GPT1ClassificationCollator) and collator.max_length == 32 and collator.num_labels == 2
@@ -313,7 +313,8 @@ def test_prepare_dataset_unlabelled_rows(tokenizer):
 def test_preprocessor_is_a_batched_map_function(tokenizer):
     spec = TaskSpec("pairs", "entailment", ("p", "h"), ("no", "yes"))
     out = GPT1Preprocessor(tokenizer, spec)({"p": ["the cat", ""], "h": ["a", "dog"], "label": ["yes", 0]})
-    assert out == {"segment_a": [_ids(tokenizer, "the cat"), []], "segment_b": [[2], [4]], "labels": [1, 0]}
+    a = _ids(tokenizer, "the cat")
+    assert out == {"segment_a": [a, []], "segment_b": [[2], [4]], "labels": [1, 0], "length": [len(a) + 1, 1]}
 
 
 def test_prepare_dataset_tokenizes_a_streamed_dataset_as_it_is_read():

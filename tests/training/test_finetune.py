@@ -181,10 +181,11 @@ def test_rows_to_truncate_counts_what_the_collators_cut():
     assert count(choices, "multiple_choice", 20, 5) == 1  # a segment over the cap is cut whatever the total
     filtered = choices.filter(lambda row: len(row["context"]) == 4)  # read through the filter's index mapping
     assert count(filtered, "multiple_choice", 10, None) == 1
-    # group_by_length sorts on the same segment lengths: context + the longest answer, text a + text b
-    assert list(finetune._with_lengths(choices, "multiple_choice")["length"]) == [7, 8, 7]
-    assert list(finetune._with_lengths(filtered, "multiple_choice")["length"]) == [7, 8]
-    assert list(finetune._with_lengths(pairs, "entailment")["length"]) == [7, 8]
+    # the segment lengths: context + the longest answer, text a + text b (prepare_dataset's `length` column, which
+    # group_by_length sorts on, is the same sum: tests/test_standard_tools.py::test_prepared_rows_carry_their_length)
+    assert sum(finetune._segment_lengths(choices, "multiple_choice")).tolist() == [7, 8, 7]
+    assert sum(finetune._segment_lengths(filtered, "multiple_choice")).tolist() == [7, 8]
+    assert sum(finetune._segment_lengths(pairs, "entailment")).tolist() == [7, 8]
 
 
 def test_prediction_only_run_from_a_folder_without_train_tsv(tiny_lm, tmp_path):

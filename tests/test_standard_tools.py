@@ -1,0 +1,88 @@
+"""Standard tools work unchanged on GPT-1: a plain `Trainer` recipe (transformers' own pattern: an accuracy metric,
+`compute_metrics`, length grouping), hooks on the input embeddings (NEFTune, activation patching).
+
+Each test uses the tool exactly as its documentation shows it for any transformers model, on a tiny model.
+"""
+
+from __future__ import annotations
+
+import datasets
+import numpy as np
+import pytest
+import torch
+from transformers import Trainer, TrainingArguments
+
+from hf_gpt1 import GPT1ForSequenceClassification, add_gpt1_special_tokens, prepare_dataset, train_gpt1_tokenizer
+from hf_gpt1.training import finetune
+from tests.utils import SENTENCES, tiny_config_for
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    tokenizer = train_gpt1_tokenizer(SENTENCES, vocab_size=120)
+    add_gpt1_special_tokens(tokenizer)
+    return tokenizer
+
+
+@pytest.fixture
+def rte_rows():
+    pairs = [(a, b) for a, b in zip(SENTENCES, SENTENCES[1:])][:24]
+    return datasets.Dataset.from_dict(
+        {
+            "sentence1": [a for a, _ in pairs],
+            "sentence2": [b for _, b in pairs],
+            "label": [i % 2 for i in range(len(pairs))],
+        }
+    )
+
+
+def accuracy(prediction) -> dict[str, float]:
+    """The metric of transformers' run_glue.py / the course, written as a user writes it for any model."""
+    predictions = np.argmax(prediction.predictions, axis=-1)
+    return {"accuracy": float((predictions == prediction.label_ids).mean())}
+
+
+def test_a_plain_trainer_recipe_runs_unchanged(tokenizer, rte_rows, tmp_path):
+    model = GPT1ForSequenceClassification(tiny_config_for(tokenizer, num_labels=2))
+    train, collator = prepare_dataset(rte_rows, tokenizer, "rte")
+    args = TrainingArguments(
+        tmp_path / "run",
+        per_device_train_batch_size=4,
+        num_train_epochs=1,
+        remove_unused_columns=False,  # the collator reads the segment columns
+        train_sampling_strategy="group_by_length",
+        report_to="none",
+        use_cpu=True,
+    )
+    trainer = Trainer(model, args, train_dataset=train, eval_dataset=train, data_collator=collator)
+    trainer.compute_metrics = accuracy
+    trainer.train()
+    assert trainer.label_names == ["labels"]
+    prediction = trainer.predict(train)
+    # the task labels (not a `(labels, lm_labels)` tuple); transformers groups evaluation batches by length too
+    assert prediction.label_ids.shape == (24,) and sorted(prediction.label_ids.tolist()) == sorted(rte_rows["label"])
+    metrics = trainer.evaluate()
+    assert 0 <= metrics["eval_accuracy"] <= 1 and np.isfinite(metrics["eval_loss"])
+
+
+def test_the_auxiliary_lm_targets_still_reach_l3(tokenizer, rte_rows):
+    model = GPT1ForSequenceClassification(tiny_config_for(tokenizer, num_labels=2, lm_coef=0.5)).eval()
+    train, collator = prepare_dataset(rte_rows, tokenizer, "rte")
+    batch = collator([train[i] for i in range(4)])
+    out = model(**batch)
+    assert torch.allclose(out.loss, out.clf_loss + 0.5 * out.lm_loss)
+    masked = batch["lm_labels"].clone()
+    masked[:, :5] = -100  # other targets give another L1: the collator's lm_labels are used, not a default
+    assert not torch.allclose(model(**{**batch, "lm_labels": masked}).lm_loss, out.lm_loss)
+
+
+def test_prepared_rows_carry_their_length(tokenizer, rte_rows):
+    train, _ = prepare_dataset(rte_rows, tokenizer, "rte")
+    assert train["length"] == sum(finetune._segment_lengths(train, "entailment")).tolist()
+    rows = datasets.Dataset.from_dict(
+        {"context": ["a b c", "d"], "options": [["e", "f g h"], ["i j", "k"]], "answer": [0, 1]}
+    )
+    choices, _ = prepare_dataset(
+        rows, tokenizer, "multiple_choice", text_columns=["context"], choice_columns=["options"], label_column="answer"
+    )
+    assert choices["length"] == sum(finetune._segment_lengths(choices, "multiple_choice")).tolist()
