@@ -48,6 +48,19 @@ def cpu_dropout_mask(shape: torch.Size, p: float) -> torch.Tensor:
     return torch.empty(shape, dtype=torch.int32, device="cpu").random_() < round(p * 2**31)
 
 
+def dropout_mask(shape: torch.Size, p: float, device: torch.device) -> torch.Tensor:
+    """A boolean mask, True where an element is dropped (probability `p`): [`cpu_dropout_mask`] on the CPU."""
+    if torch.device(device).type == "cpu":
+        return cpu_dropout_mask(shape, p)
+    return torch.rand(shape, device=device) < p
+
+
+def drop_where(x: torch.Tensor, dropped: torch.Tensor, p: float) -> torch.Tensor:
+    """`x` with the elements where `dropped` is True zeroed and the others scaled by 1 / (1 - p): dropout with a given
+    mask, so that two tensors (a table and rows of it) drop alike, bit for bit."""
+    return torch.where(dropped, 0.0, x).mul_(1.0 / (1.0 - p))
+
+
 def apply_dropout(x: torch.Tensor, p: float, training: bool) -> torch.Tensor:
     """`F.dropout`, with the cheaper mask of [`cpu_dropout_mask`] on the CPU (and plain `F.dropout` elsewhere or
     under `torch.compile`)."""
@@ -56,7 +69,7 @@ def apply_dropout(x: torch.Tensor, p: float, training: bool) -> torch.Tensor:
     if x.device.type != "cpu" or torch.compiler.is_compiling():
         return F.dropout(x, p, training=True)
     # `where` is one pass forward and backward; `masked_fill` out of place is a copy and a fill each way.
-    return torch.where(cpu_dropout_mask(x.shape, p), 0.0, x).mul_(1.0 / (1.0 - p))
+    return drop_where(x, cpu_dropout_mask(x.shape, p), p)
 
 
 class GPT1Dropout(nn.Dropout):
@@ -235,6 +248,8 @@ __all__ = [
     "apply_dropout",
     "cpu_dropout_attention_forward",
     "cpu_dropout_mask",
+    "drop_where",
+    "dropout_mask",
     "linear_cross_entropy",
     "plain_linear_cross_entropy",
     "sdpa_attention_forward",

@@ -32,7 +32,7 @@ from transformers.utils.output_capturing import OutputRecorder, capture_outputs
 
 from .configuration_gpt1 import GPT1Config  # importing it checks the transformers version (remote code)
 from .formats import IGNORE_INDEX
-from .kernels import GPT1Dropout, apply_dropout, linear_cross_entropy, sdpa_attention_forward
+from .kernels import GPT1Dropout, drop_where, dropout_mask, linear_cross_entropy, sdpa_attention_forward
 
 # Written into every saved config so that any Auto class loads a saved model with `trust_remote_code=True` in a
 # process that never imported hf_gpt1 (save_pretrained copies this file and its relative imports beside it).
@@ -336,12 +336,7 @@ class GPT1Model(GPT1PreTrainedModel):
         if position_ids is None:  # (arange + offset: the offset may be a device tensor, read without a sync)
             position_ids = (torch.arange(seq_len, device=self.positions_embed.weight.device) + past_length)[None]
 
-        tokens_table, positions_table = self.tokens_embed.weight, self.positions_embed.weight
-        if self.config.original_embedding_table:
-            # The original's one table `we`: dropout drops elements of the whole table once per forward pass, so every
-            # occurrence of a token in the batch shares one mask, and token and position rows drop independently.
-            tokens_table = apply_dropout(tokens_table, self.config.embd_pdrop, self.training)
-            positions_table = apply_dropout(positions_table, self.config.embd_pdrop, self.training)
+        # Rows come from the embedding modules themselves, so hooks on them (NEFTune, activation patching) see them.
         if input_ids is not None:
             input_ids = input_ids.reshape(-1, seq_len)  # (B, T)
             _require(
@@ -350,10 +345,24 @@ class GPT1Model(GPT1PreTrainedModel):
                 "this model was saved with, or add its special tokens with hf_gpt1.add_gpt1_special_tokens(tokenizer, "
                 "model).",
             )
-            inputs_embeds = F.embedding(input_ids, tokens_table)
+            inputs_embeds = self.tokens_embed(input_ids)
         else:
             inputs_embeds = inputs_embeds.reshape(-1, seq_len, inputs_embeds.shape[-1])
-        hidden_states = inputs_embeds + F.embedding(position_ids, positions_table)  # (B, T, C)
+        positions_embeds = self.positions_embed(position_ids)  # (1 or B, T, C)
+        tokens_table, positions_table = self.tokens_embed.weight, self.positions_embed.weight
+        p = self.config.embd_pdrop
+        if self.config.original_embedding_table and self.training and p > 0:
+            # The original's one table `we`: dropout drops elements of the whole table once per forward pass, so every
+            # occurrence of a token in the batch shares one mask, and token and position rows drop independently. The
+            # rows the modules gave drop with the table's mask, so they are the dropped table's rows (L1 reads it).
+            tokens_dropped = dropout_mask(tokens_table.shape, p, tokens_table.device)
+            positions_dropped = dropout_mask(positions_table.shape, p, positions_table.device)
+            tokens_table = drop_where(tokens_table, tokens_dropped, p)
+            positions_table = drop_where(positions_table, positions_dropped, p)
+            if input_ids is not None:
+                inputs_embeds = drop_where(inputs_embeds, tokens_dropped[input_ids], p)
+            positions_embeds = drop_where(positions_embeds, positions_dropped[position_ids], p)
+        hidden_states = inputs_embeds + positions_embeds  # (B, T, C)
         if not self.config.original_embedding_table:
             hidden_states = self.drop(hidden_states)
 

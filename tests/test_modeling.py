@@ -496,14 +496,16 @@ def test_original_l1_uses_the_dropped_table_as_output_matrix(monkeypatch):
     """In training the L1 logits are h · (dropped table)ᵀ: the dropout mask drawn for the embedding is the output
     matrix's too. A fixed 'dropout' (every other row zeroed) makes the hand computation possible."""
     config = tiny_config(num_labels=2, original_embedding_table=True, resid_pdrop=0.0, attn_pdrop=0.0, clf_pdrop=0.0)
+    config.embd_pdrop = 0.5
     model = GPT1ForSequenceClassification(config)
-    zero_odd_rows = lambda x, p, training: x * (torch.arange(x.shape[0]) % 2 == 0)[:, None] if training else x  # noqa: E731
-    monkeypatch.setattr(modeling_gpt1, "apply_dropout", zero_odd_rows)
+    odd_rows = lambda shape, p, device: (torch.arange(shape[0]) % 2 == 1)[:, None].expand(shape)  # noqa: E731
+    monkeypatch.setattr(modeling_gpt1, "dropout_mask", odd_rows)
     ids, mask = padded_batch()
     model.train()
     out = model(ids, attention_mask=mask, labels=torch.tensor([0, 1]))
-    tokens = zero_odd_rows(model.transformer.tokens_embed.weight, 0.5, True)
-    positions = zero_odd_rows(model.transformer.positions_embed.weight, 0.5, True)
+    zero_odd_rows = lambda x: x * 2.0 * (torch.arange(x.shape[0]) % 2 == 0)[:, None]  # noqa: E731  (scale 1/(1-p))
+    tokens = zero_odd_rows(model.transformer.tokens_embed.weight)
+    positions = zero_odd_rows(model.transformer.positions_embed.weight)
     hidden = model.transformer(ids).last_hidden_state  # the same dropped tables: the patch is deterministic
     logits = hidden @ torch.cat([tokens, positions]).T
     losses = [F.cross_entropy(logits[b, : int(mask[b].sum()) - 1], ids[b, 1 : int(mask[b].sum())]) for b in range(2)]

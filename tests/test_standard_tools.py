@@ -86,3 +86,66 @@ def test_prepared_rows_carry_their_length(tokenizer, rte_rows):
         rows, tokenizer, "multiple_choice", text_columns=["context"], choice_columns=["options"], label_column="answer"
     )
     assert choices["length"] == sum(finetune._segment_lengths(choices, "multiple_choice")).tolist()
+
+
+# ------------------------------------------------------------------------------------------ hooks on the embeddings
+
+
+def _lm(tokenizer, **overrides):
+    from hf_gpt1 import GPT1LMHeadModel
+
+    return GPT1LMHeadModel(tiny_config_for(tokenizer, **overrides))
+
+
+def _logits(model, ids, seed=0):
+    torch.manual_seed(seed)
+    return model(ids, skip_logits=False).logits
+
+
+@pytest.mark.parametrize("original_table", [True, False])
+def test_neftune_changes_the_training_logits_and_an_identity_hook_changes_nothing(tokenizer, original_table):
+    from transformers.integrations.neftune import activate_neftune, deactivate_neftune
+
+    no_dropout = {"embd_pdrop": 0.0, "attn_pdrop": 0.0, "resid_pdrop": 0.0}
+    model = _lm(tokenizer, original_embedding_table=original_table, **no_dropout).train()
+    ids = torch.tensor([tokenizer("the dog chased the cat across the garden")["input_ids"]])
+    plain = _logits(model, ids)
+    embeddings = model.get_input_embeddings()
+    handle = embeddings.register_forward_hook(lambda module, args, output: output)
+    assert torch.equal(_logits(model, ids), plain)  # bit-identical
+    handle.remove()
+    handle = activate_neftune(model, 5.0)  # what Trainer does with neftune_noise_alpha=5
+    noisy = _logits(model, ids)
+    deactivate_neftune(model, handle)
+    assert (noisy - plain).abs().max() > 1e-3
+    assert torch.equal(_logits(model.eval(), ids), _logits(model, ids))
+
+
+def test_the_original_table_dropout_drops_the_hooked_rows_with_the_tables_mask(tokenizer):
+    model = _lm(tokenizer, original_embedding_table=True, embd_pdrop=0.3).train()
+    ids = torch.tensor([tokenizer("the dog chased the cat across the garden")["input_ids"]])
+    seen = {}
+    model.transformer.h[0].register_forward_pre_hook(lambda module, args: seen.setdefault("h", args[0]))
+    model.get_input_embeddings().register_forward_hook(lambda module, args, output: seen.setdefault("rows", output))
+    out = model.transformer(ids)
+    tokens, positions = out.embedding_tables  # the dropped tables L1's softmax reads
+    expected = tokens[ids] + positions[torch.arange(ids.shape[1])][None]
+    assert torch.equal(seen["h"], expected)  # the rows fed in are the dropped table's, bit for bit
+    assert torch.equal(seen["rows"], model.transformer.tokens_embed.weight[ids])  # the hook saw the module's rows
+    assert (tokens == 0).float().mean().item() == pytest.approx(0.3, abs=0.05)
+
+
+def test_an_activation_patch_on_the_embeddings_reaches_the_output(tokenizer):
+    model = _lm(tokenizer).eval()
+    ids = torch.tensor([tokenizer("the dog chased the cat")["input_ids"]])
+    clean = model(ids).logits
+
+    def patch(module, args, output):
+        output = output.clone()
+        output[:, 1] = 0.0  # knock out the second token's embedding
+        return output
+
+    handle = model.get_input_embeddings().register_forward_hook(patch)
+    patched = model(ids).logits
+    handle.remove()
+    assert torch.equal(patched[:, 0], clean[:, 0]) and not torch.allclose(patched[:, 1:], clean[:, 1:])
