@@ -85,7 +85,7 @@ def test_the_first_run_section_runs(tmp_path):
     # what the section says: the model beats the majority class clearly
     assert finetuned["eval_validation_accuracy"] > finetuned["eval_validation_baseline_accuracy"] + 0.1
     assert (tmp_path / "runs" / "first-sst2-predict" / "SST-2.tsv").is_file()
-    assert "'label': '1'" in done.stdout
+    assert "'label': 'positive'" in done.stdout  # the class's name, not the GLUE file's value '1'
 
 
 # ------------------------------------------------------------------ examples that read the Hub, served by a stand-in

@@ -149,3 +149,74 @@ def test_an_activation_patch_on_the_embeddings_reaches_the_output(tokenizer):
     patched = model(ids).logits
     handle.remove()
     assert torch.equal(patched[:, 0], clean[:, 0]) and not torch.allclose(patched[:, 1:], clean[:, 1:])
+
+
+# ------------------------------------------------------------------------------------------ the first screen
+
+
+def test_help_shows_only_real_flags_each_with_its_own_text(capsys):
+    from hf_gpt1.commands import glue
+
+    with pytest.raises(SystemExit):
+        glue(["--help"])
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+    assert "--task TASK Task name from hf_gpt1.data.tasks" in text and "(required)" in text
+    assert "--keep_checkpoints" not in text  # internal state, not a flag
+    assert "--gradient_checkpointing" not in text and "Deprecated" not in text  # transformers' deprecated alias
+    assert "--activation_checkpointing" in text
+    assert "--no-original-embedding-table The same as --original_embedding_table false." in text
+
+
+def test_save_total_limit_is_not_an_internal_flag():
+    from hf_gpt1.training.arguments import GPT1TrainingArguments
+    from hf_gpt1.training.cli import parse_recipe_args
+
+    assert "keep_checkpoints" not in {f.name for f in __import__("dataclasses").fields(GPT1TrainingArguments)}
+    with pytest.raises(ValueError, match=r"Unknown argument\(s\) .*--keep_checkpoints"):
+        parse_recipe_args((GPT1TrainingArguments,), ["--output_dir", "x", "--keep_checkpoints", "2"])
+    (args,) = parse_recipe_args((GPT1TrainingArguments,), ["--output_dir", "x", "--save_total_limit", "2"])
+    assert args.keep_checkpoints == 2 and args.save_total_limit is None  # applied by hf_gpt1, after the marker
+
+
+@pytest.mark.parametrize(
+    ("task", "names"),
+    [("sst2", ["negative", "positive"]), ("cola", ["unacceptable", "acceptable"]), ("rte", None)],
+)
+def test_a_model_fine_tuned_from_glue_files_names_its_classes(task, names, tokenizer, tmp_path):
+    from hf_gpt1 import GPT1LMHeadModel, get_task
+    from hf_gpt1.training.arguments import ModelArguments
+    from hf_gpt1.training.finetune import build_model
+
+    spec = get_task(task)
+    names = names or list(spec.label_names)
+    GPT1LMHeadModel(tiny_config_for(tokenizer)).save_pretrained(tmp_path / "lm")
+    tokenizer.save_pretrained(tmp_path / "lm")
+    model = build_model(spec, ModelArguments(model_name_or_path=str(tmp_path / "lm")), tokenizer)
+    assert list(model.config.id2label.values()) == names  # what pipeline("text-classification") answers
+    assert spec.label_to_id("1") == 1 and spec.label_to_id(names[1]) == 1  # file values and names both read
+
+
+def test_a_prediction_only_run_draws_no_figure_of_single_dots(tmp_path):
+    from hf_gpt1.training.curves import write_curves
+
+    predicted = [{"eval_validation_accuracy": 0.6, "eval_validation_loss": 0.7, "step": 0}]
+    assert write_curves(predicted, tmp_path / "curves.png", "glue rte (prediction only)") is None
+    assert not (tmp_path / "curves.png").exists()
+    trained = [{"loss": 1.0 / step, "learning_rate": 1e-3, "step": step} for step in (1, 2, 3)]
+    assert write_curves(trained, tmp_path / "curves.png", "glue rte") == tmp_path / "curves.png"
+
+
+def test_a_folder_of_another_run_is_refused_with_the_fix_first_and_briefly(tmp_path):
+    from hf_gpt1.training.output_dir import RUN_FILE, check_output_dir
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    digests = {f"/data/shard{i}.txt": "f" * 64 for i in range(40)}  # a run of many inputs: 40 digests recorded
+    previous = {"recipe": "pretrain", "seed": 1, "model": {}, "data": {}, "inputs": {"--train_files": digests}}
+    (folder / RUN_FILE).write_text(__import__("json").dumps(previous))
+    run = {"recipe": "glue", "seed": 42, "model": {}, "data": {"task": "rte"}, "inputs": {}}
+    with pytest.raises(ValueError) as raised:
+        check_output_dir(folder, run, overwrite=False, resume=False)
+    message = str(raised.value)
+    assert message.index("--overwrite_output_dir") < 200 and len(message) < 700, message
+    assert "another run (recipe 'pretrain', seed 1)" in message and "f" * 64 not in message

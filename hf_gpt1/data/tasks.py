@@ -96,12 +96,16 @@ class TaskSpec:
         predicted_by (`str`, *optional*): A task without training data of its own, predicted by a model fine-tuned
             on this other task (GLUE's diagnostic set AX: by the MNLI model, with MNLI's labels).
         aliases (`tuple[str, ...]`): Other accepted names; [`get_task`] ignores case, `-` and `_`.
+        class_names (`tuple[str, ...]`, *optional*): What each class means, where the files write ids (GLUE's SST-2
+            `0`/`1` are `negative`/`positive`, the Hub copy's `ClassLabel` names): `config.id2label`, and so what a
+            pipeline answers, whatever the source; also accepted as labels. Default: `label_names`.
     """
 
     name: str
     format: str
     text_columns: tuple[str, ...]
     label_names: tuple[str, ...] | None = None
+    class_names: tuple[str, ...] | None = None
     label_column: str = "label"
     label_offset: int = 0
     label_range: tuple[float, float] | None = None
@@ -150,7 +154,7 @@ class TaskSpec:
         """`config.id2label` for the model, or `None` for regression / multiple choice."""
         if self.format == "multiple_choice" or self.label_names is None:
             return None
-        return dict(enumerate(self.label_names))
+        return dict(enumerate(self.class_names or self.label_names))
 
     def label_to_id(self, value: object) -> int | float | None:
         """Normalise one raw label to what the model trains on.
@@ -182,6 +186,8 @@ class TaskSpec:
         if isinstance(value, str):
             if self.label_names is not None and value.strip() in self.label_names:
                 return self.label_names.index(value.strip())
+            if self.class_names is not None and value.strip() in self.class_names:
+                return self.class_names.index(value.strip())
             if value.strip().lstrip("-").isdigit():  # an id written as text (a CSV or TSV field)
                 return self._check_id(int(value) - self.label_offset, value)
         elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
@@ -225,6 +231,7 @@ TASKS: dict[str, TaskSpec] = {
             format="classification",
             text_columns=("sentence",),
             label_names=_BINARY,
+            class_names=("unacceptable", "acceptable"),
             metric_config="cola",
             main_metric="matthews_correlation",
             hub=("nyu-mll/glue", "cola"),
@@ -241,6 +248,7 @@ TASKS: dict[str, TaskSpec] = {
             format="classification",
             text_columns=("sentence",),
             label_names=_BINARY,
+            class_names=("negative", "positive"),
             metric_config="sst2",
             main_metric="accuracy",
             hub=("nyu-mll/glue", "sst2"),
@@ -252,6 +260,7 @@ TASKS: dict[str, TaskSpec] = {
             format="similarity",
             text_columns=("sentence1", "sentence2"),
             label_names=_BINARY,
+            class_names=("not_equivalent", "equivalent"),
             metric_config="mrpc",
             main_metric="f1",
             hub=("nyu-mll/glue", "mrpc"),
@@ -264,6 +273,7 @@ TASKS: dict[str, TaskSpec] = {
             format="similarity",
             text_columns=("question1", "question2"),
             label_names=_BINARY,
+            class_names=("not_duplicate", "duplicate"),
             metric_config="qqp",
             main_metric="f1",
             hub=("nyu-mll/glue", "qqp"),
@@ -354,6 +364,7 @@ TASKS: dict[str, TaskSpec] = {
             format="entailment",
             text_columns=("sentence1", "sentence2"),
             label_names=_BINARY,
+            class_names=("not_entailment", "entailment"),
             metric_config="wnli",
             main_metric="accuracy",
             hub=("nyu-mll/glue", "wnli"),

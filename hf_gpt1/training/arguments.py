@@ -111,13 +111,6 @@ class RecipeTrainingArguments(TrainingArguments):
             "disk); 0 keeps every checkpoint."
         },
     )
-    keep_checkpoints: int | None = field(
-        default=None,
-        metadata={
-            "help": "Set from --save_total_limit: hf_gpt1 deletes old checkpoints itself, once the newest one is "
-            "complete (transformers would delete them before), never the best one."
-        },
-    )
     retain_cpu_memory: bool = field(
         default=False,
         metadata={
@@ -140,7 +133,8 @@ class RecipeTrainingArguments(TrainingArguments):
                     f"--save_total_limit {self.save_total_limit} must be >= 0 (0 keeps every checkpoint)."
                 )
             # Trainer rotates inside its save, before `CheckpointCompletion` marks the new checkpoint complete: a kill
-            # in between would leave no complete checkpoint. So the limit is ours to apply, after the marker.
+            # in between would leave no complete checkpoint. So the limit is ours to apply, after the marker: kept as
+            # an attribute (not a field, so never a flag) that the checkpoint callback reads.
             self.keep_checkpoints, self.save_total_limit = self.save_total_limit or None, None
         if self.resume and self.overwrite_output_dir:
             raise ValueError(

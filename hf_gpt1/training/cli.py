@@ -82,8 +82,7 @@ def parse_recipe_args(
         argv = [word for word in argv if word != "--help_all"] + ["--help"]
     usage = "%(prog)s [ARGS.yaml] [--help | --help_all] [--NAME VALUE ...]"
     parser = HfArgumentParser(dataclass_types, allow_abbrev=False, prog=prog, usage=usage)
-    if not help_all:
-        _hide_library_arguments(parser, dataclass_types)
+    _tidy_help(parser, dataclass_types, hide_library=not help_all)
     source, from_file = "command line", []
     if argv and argv[0].endswith(ARGUMENT_FILE_SUFFIXES):
         source = f"{argv[0]} or the command line"
@@ -146,6 +145,7 @@ def _parse_error(
 ESSENTIAL_TRAINING_ARGUMENTS = {
     "output_dir", "num_train_epochs", "max_steps", "per_device_train_batch_size", "per_device_eval_batch_size",
     "gradient_accumulation_steps", "learning_rate", "lr_scheduler_type", "warmup_steps", "weight_decay",
+    "activation_checkpointing",
     "max_grad_norm", "optim", "seed", "data_seed", "full_determinism", "bf16", "fp16", "use_cpu", "torch_compile",
     "gradient_checkpointing", "eval_strategy", "eval_steps", "save_strategy", "save_steps", "logging_steps",
     "load_best_model_at_end", "metric_for_best_model", "report_to", "run_name", "dataloader_num_workers",
@@ -153,18 +153,23 @@ ESSENTIAL_TRAINING_ARGUMENTS = {
 }  # fmt: skip
 
 
-def _hide_library_arguments(parser: HfArgumentParser, dataclass_types: Sequence[type]) -> None:
-    """Leaves out of `--help` the fields transformers' TrainingArguments declare that are neither redeclared by a
-    recipe nor essential (they still parse; `--help_all` lists them)."""
+def _tidy_help(parser: HfArgumentParser, dataclass_types: Sequence[type], hide_library: bool) -> None:
+    """`--help` as a newcomer reads it: transformers' TrainingArguments fields that are neither redeclared by a recipe
+    nor essential are left out (they still parse; `--help_all` lists them), and so are deprecated aliases; a required
+    argument says so; a `--no_X` flag has its own text, not `--X`'s."""
     hidden = set()
-    for cls in dataclass_types:
+    for cls in dataclass_types if hide_library else ():
         for field in dataclasses.fields(cls):
             owner = next(k for k in cls.__mro__ if field.name in k.__dict__.get("__annotations__", {}))
             if owner.__module__.startswith("transformers") and field.name not in ESSENTIAL_TRAINING_ARGUMENTS:
                 hidden.add(field.name)
     for action in parser._actions:  # argparse's list of options (no public accessor); SUPPRESS is its public API
-        if action.dest in hidden:
+        if action.dest in hidden or (hide_library and (action.help or "").lower().startswith("deprecated")):
             action.help = argparse.SUPPRESS
+        elif isinstance(action, argparse._StoreFalseAction):  # HfArgumentParser's --no_X of a bool field
+            action.help, action.default = f"The same as --{action.dest} false.", argparse.SUPPRESS
+        elif action.required:
+            action.help, action.default = f"{action.help or ''} (required)".strip(), argparse.SUPPRESS
     if hidden:
         parser.epilog = f"transformers' TrainingArguments take {len(hidden)} more arguments: --help_all lists them."
 

@@ -40,9 +40,10 @@ def learning_curves(log_history: list[dict[str, Any]]) -> dict[str, dict[str, li
 
 
 def write_curves(log_history: list[dict[str, Any]], path: str | Path, title: str) -> Path | None:
-    """Draws `learning_curves` into one PNG at `path` (atomically); None when nothing was logged."""
+    """Draws `learning_curves` into one PNG at `path` (atomically); None when no quantity was logged twice (a
+    prediction-only run logs each metric once: a figure of single dots shows nothing)."""
     panels = learning_curves(log_history)
-    if not panels:
+    if not any(len(points) > 1 for curves in panels.values() for points in curves.values()):
         return None
     import matplotlib
 

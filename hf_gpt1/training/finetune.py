@@ -259,7 +259,8 @@ def _check_head(spec: TaskSpec, saved: Any, model_args: ModelArguments) -> None:
             f"with that task's labels and input format; use a model fine-tuned on {expected!r}, or pass "
             "--ignore_head_checks to predict with it anyway."
         )
-    if spec.id2label and dict(saved.id2label) != spec.id2label:
+    # a head fine-tuned before the task named its classes carries the file's label values (SST-2's '0'/'1')
+    if spec.id2label and dict(saved.id2label) not in (spec.id2label, dict(enumerate(spec.label_names))):
         raise ValueError(
             f"--model_name_or_path {name}: its labels {dict(saved.id2label)} are not {spec.name!r}'s "
             f"{spec.id2label}; re-fine-tune it with this version of the task, or pass --ignore_head_checks."

@@ -14,6 +14,7 @@ import dataclasses
 import json
 import logging
 import os
+import re
 import shutil
 import socket
 import time
@@ -95,9 +96,15 @@ def _differences(previous: dict[str, Any], run: dict[str, Any]) -> str:
             return {prefix: value}
         return {k: v for key, item in value.items() for k, v in flat(item, f"{prefix}.{key}".lstrip(".")).items()}
 
+    def short(value: Any) -> str:  # a file's digest, to tell two versions apart, not to be read
+        digest = isinstance(value, str) and re.fullmatch(r"[0-9a-f]{64}", value)
+        return f"sha256 {value[:8]}…" if digest else repr(value)
+
     old, new = flat(previous), flat(run)
-    keys = [key for key in sorted(old.keys() | new.keys()) if old.get(key) != new.get(key)]
-    return "; ".join(f"{key}: {old.get(key)!r} then, {new.get(key)!r} now" for key in keys[:3])
+    # the arguments first, then the input files (of which a run may record thousands)
+    keys = sorted(old.keys() | new.keys(), key=lambda key: (key.startswith("inputs."), key))
+    keys = [key for key in keys if old.get(key) != new.get(key)]
+    return "; ".join(f"{key}: {short(old.get(key))} then, {short(new.get(key))} now" for key in keys[:3])
 
 
 def _in_use(folder: Path, holder: str) -> ValueError:
@@ -221,13 +228,20 @@ def _check_contents(folder: Path, run: dict[str, Any], overwrite: bool, resume: 
                     "afresh with --overwrite_output_dir (or another --output_dir)."
                 )
             return
+        fix = (
+            "Pass --overwrite_output_dir to replace it, --resume to continue the same run, or choose another "
+            "--output_dir"
+        )
         if previous == run:
-            what = "this same run (pass --resume to continue it)"
-        else:
-            what = f"another run ({previous})" if previous else "files that are not from an hf_gpt1 run"
+            raise ValueError(
+                f"Output directory {folder} already holds this same run (pass --resume to continue it). {fix}."
+            )
+        if not previous:
+            raise ValueError(f"Output directory {folder} already holds files that are not from an hf_gpt1 run. {fix}.")
+        # the fix first; what differs after it, in a few words (the run records are digests, not for reading)
         raise ValueError(
-            f"Output directory {folder} already holds {what}. Pass --overwrite_output_dir to replace it, "
-            "--resume to continue the same run, or choose another --output_dir."
+            f"Output directory {folder} already holds another run (recipe {previous.get('recipe')!r}, seed "
+            f"{previous.get('seed')}). {fix}. It differs from this one in: {_differences(previous, run)}."
         )
     if resume:
         raise ValueError(f"--resume: {folder} holds no run to resume; drop --resume to start one.")

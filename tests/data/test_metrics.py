@@ -110,7 +110,7 @@ def test_every_score_has_the_constant_baseline_and_a_learned_nothing_warning():
     )
     warnings = prediction_warnings(spec, "test", scores)
     assert warnings == [
-        "test: every prediction is '1': the model answers the same whatever the input (check the learning "
+        "test: every prediction is 'equivalent': the model answers the same whatever the input (check the learning "
         "rate, the number of updates and the labels).",
         f"test: f1 {scores['f1']:.4f} does not beat the majority-class baseline {scores['baseline_f1']:.4f}.",
     ]
