@@ -434,7 +434,11 @@ def _pack_in_workers(jobs: Sequence[tuple], workers: int) -> list[int]:
             if process.is_alive():
                 process.kill()  # not SIGTERM: a handler a worker inherited (a training's graceful stop) may ignore it
             process.join()
-        tasks.close(), results.close()
+        for channel in (tasks, results):
+            # after a failure, jobs no worker will read may remain: without this, the queue's feeder thread would
+            # wait for a reader forever when this process exits
+            channel.cancel_join_thread()
+            channel.close()
     return [counts[n] for n in range(len(jobs))]
 
 

@@ -503,3 +503,31 @@ def test_resume_over_a_foreign_pickle_says_what_it_did_not_load(state, tiny, rte
     glue_main([*argv, "--resume"])
     out_text = capsys.readouterr().out
     assert f"warning: {newest.name} was not used: {state} does not load as tensors only" in out_text, out_text
+
+
+def test_a_process_whose_packing_failed_still_exits(tmp_path):
+    """Jobs no worker read stay in the queue's pipe; the process must not wait for a reader when it exits."""
+    import subprocess
+    import sys
+
+    from tests.utils import REPO_ROOT
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(corpus_text(20_000), encoding="utf-8")  # many shards: far more jobs than a pipe buffer holds
+    code = f"""
+import datasets
+from hf_gpt1.data import packing
+from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
+datasets.config.HF_DATASETS_CACHE = {str(tmp_path / "cache")!r}
+tokenizer = train_gpt1_tokenizer(["the cat sat on a mat"] * 20, vocab_size=60)
+shards = packing.TextCorpus([{str(corpus)!r}], shard_bytes=2_000).train
+def fail(job):
+    raise MemoryError("cannot allocate")
+packing._pack_shard = fail
+try:
+    packing.pack_corpus(shards, tokenizer, 16, num_workers=2)
+except packing.PackingError as err:
+    print("refused:", len(shards), "shards")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
+    assert done.returncode == 0 and "refused:" in done.stdout, done.stderr[-2000:]
