@@ -19,7 +19,7 @@ import io
 import math
 import shutil
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import datasets
@@ -214,15 +214,9 @@ def _read_with_datasets(path: Path, flag: str, loader: str) -> datasets.Dataset:
     """JSON / JSONL / parquet through `datasets`, with parse failures turned into one line naming the file."""
     if loader == "json":
         _read_rows_text(path, flag)  # names the line of a non-UTF-8 byte or a BOM; the JSON parser would not
-
-    def parse_error(err: Exception) -> ValueError:
-        cause = err.__cause__ or err.__context__ or err
-        return ValueError(
-            f"{flag} {path}: cannot parse it as {loader.upper()} ({type(cause).__name__}: {cause}). JSON files hold "
-            "one object per line (JSONL) or a list of objects."
-        )
-
-    dataset = _load_by_content(loader, [path], flag, parse_error)
+    dataset = _load_by_content(
+        loader, [path], flag, f"{flag} {path}", "JSON files hold one object per line (JSONL) or a list of objects."
+    )
     if dataset.num_rows == 0:
         raise ValueError(f"{flag} {path} holds no rows.")
     return dataset
@@ -579,16 +573,9 @@ def _read_text_files(paths: Sequence[str], text_column: str, flag: str) -> datas
         check_text_file(path, flag)
         if path.suffix.lower() != ".parquet":
             _read_text(path, flag)  # a non-UTF-8 byte is named with its line here, not deep inside the arrow reader
-    builder = builders.pop()
-
-    def parse_error(err: Exception) -> ValueError:
-        cause = err.__cause__ or err.__context__ or err
-        return ValueError(
-            f"{flag} {list(map(str, paths))}: cannot parse it as {builder.upper()} ({type(cause).__name__}: {cause}); "
-            "fix the file (CSV: one header row, quoted fields holding commas)."
-        )
-
-    dataset = _load_by_content(builder, paths, flag, parse_error)
+    source = f"{flag} {list(map(str, paths))}"
+    hint = "Fix the file (CSV: one header row, quoted fields holding commas)."
+    dataset = _load_by_content(builders.pop(), paths, flag, source, hint)
     if text_column not in dataset.column_names:
         raise ValueError(
             f"{flag} {list(paths)}: no column {text_column!r}; the columns are {dataset.column_names}: pass "
@@ -598,12 +585,10 @@ def _read_text_files(paths: Sequence[str], text_column: str, flag: str) -> datas
     return _text_only(dataset, text_column)
 
 
-def _load_by_content(
-    builder: str, paths: Sequence[str | Path], flag: str, parse_error: Callable[[Exception], Exception] | None = None
-) -> datasets.Dataset:
+def _load_by_content(builder: str, paths: Sequence[str | Path], flag: str, source: str, hint: str) -> datasets.Dataset:
     """`datasets.load_dataset` of local files, cached under their content: a file changed while it was read leaves
-    no cache under the digest of its earlier content, and is refused. `parse_error` turns a parse failure into the
-    caller's message."""
+    no cache under the digest of its earlier content, and is refused. A parse failure is one line naming `source`,
+    the cause and `hint`."""
     before = [file_digest(p) for p in paths]
     cache = content_cache_dir(paths)
     try:
@@ -611,9 +596,10 @@ def _load_by_content(
             builder, data_files={"train": [str(p) for p in paths]}, split="train", cache_dir=cache
         )
     except (datasets.exceptions.DatasetGenerationError, ValueError, TypeError) as err:
-        if parse_error is None:
-            raise
-        raise parse_error(err) from None
+        cause = err.__cause__ or err.__context__ or err
+        raise ValueError(
+            f"{source}: cannot parse it as {builder.upper()} ({type(cause).__name__}: {cause}). {hint}"
+        ) from None
     changed = [p for p, digest in zip(paths, before) if file_digest(p) != digest]
     if changed:
         shutil.rmtree(cache, ignore_errors=True)
