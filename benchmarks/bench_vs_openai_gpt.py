@@ -49,6 +49,7 @@ sys.path.insert(0, str(REPO))
 
 import transformers  # noqa: E402
 from transformers import OpenAIGPTConfig, OpenAIGPTDoubleHeadsModel, OpenAIGPTLMHeadModel  # noqa: E402
+from transformers.pytorch_utils import Conv1D  # noqa: E402
 
 from hf_gpt1 import GPT1Config, GPT1ForSequenceClassification, GPT1LMHeadModel  # noqa: E402
 from hf_gpt1.training.callbacks import StepClock  # noqa: E402
@@ -178,6 +179,11 @@ def build(kind: str, size: str, device: str, attn: str) -> tuple[nn.Module, nn.M
         ours = GPT1LMHeadModel._from_config(cfg, attn_implementation=attn)
         ref = OpenAIGPTLMHeadModel(rcfg)
         state = ours.state_dict()
+    # openai-gpt's projections are Conv1D, `(in, out)`; ours are nn.Linear, `(out, in)` (Conv1D before hf_gpt1 0.4).
+    ours_modules = dict(ours.named_modules())
+    for name, module in ref.named_modules():
+        if isinstance(module, Conv1D) and isinstance(ours_modules.get(name), nn.Linear):
+            state[f"{name}.weight"] = state[f"{name}.weight"].t()
     missing, unexpected = ref.load_state_dict(state, strict=False)
     missing = [k for k in missing if k != "lm_head.weight"]  # tied
     if missing or unexpected:

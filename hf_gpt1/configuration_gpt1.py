@@ -45,6 +45,7 @@ _OPENAI_ONLY_KEYS = (
     "predict_special_tokens",
 )
 LM_LOSS_REDUCTIONS = ("sequence", "token")
+PROJECTION_LAYOUTS = ("linear", "conv1d")
 INPUT_FORMATS = (None, "classification", "entailment", "similarity", "multiple_choice")
 
 
@@ -110,6 +111,11 @@ class GPT1Config(PreTrainedConfig):
         similarity (`bool`, defaults to `False`):
             Sequence classification reads both orderings of a sentence pair and adds the two extract-token states
             before the classifier (the paper's similarity transform, used for STS-B, MRPC and QQP).
+        projection_layout (`str`, defaults to `"linear"`):
+            How the checkpoint files this config came with store the blocks' projection weights: `"linear"`
+            (`nn.Linear`'s `(out, in)`, what this version saves) or `"conv1d"` (transformers' legacy `Conv1D`,
+            `(in, out)`: `openai-gpt` checkpoints and hf_gpt1 0.2), which loading converts. A config file
+            without this field is one of those, so reading it gives `"conv1d"`.
         start_token_id / delimiter_token_id / extract_token_id (`int`, *optional*):
             Ids of `_start_`, `_delimiter_` and `_classify_`; set by `hf_gpt1.add_gpt1_special_tokens`.
 
@@ -149,6 +155,7 @@ class GPT1Config(PreTrainedConfig):
     lm_loss_reduction: str = "sequence"
     original_embedding_table: bool = False
     similarity: bool = False
+    projection_layout: str = "linear"
     input_format: str | None = None
     finetuned_task: str | None = None
     segment_cap: int | None = None
@@ -192,6 +199,10 @@ class GPT1Config(PreTrainedConfig):
             raise ValueError(
                 f"GPT1Config: lm_loss_reduction {self.lm_loss_reduction!r} must be one of {LM_LOSS_REDUCTIONS}."
             )
+        if self.projection_layout not in PROJECTION_LAYOUTS:
+            raise ValueError(
+                f"GPT1Config: projection_layout {self.projection_layout!r} must be one of {PROJECTION_LAYOUTS}."
+            )
         if self.input_format not in INPUT_FORMATS:
             raise ValueError(f"GPT1Config: input_format {self.input_format!r} must be one of {INPUT_FORMATS}.")
         if self.initializer_range <= 0:
@@ -202,6 +213,8 @@ class GPT1Config(PreTrainedConfig):
         """Builds a config from a dict; an `openai-gpt` config (transformers' `OpenAIGPTConfig`) is translated."""
         if config_dict.get("model_type") == "openai-gpt":
             config_dict = cls._translate_openai_gpt(config_dict)
+        # Files saved before the field existed store the projections as Conv1D.
+        config_dict = {"projection_layout": "conv1d", **config_dict}
         return super().from_dict(config_dict, **kwargs)
 
     @staticmethod

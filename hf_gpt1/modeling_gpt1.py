@@ -1,8 +1,10 @@
 """GPT-1 (Radford et al. 2018) as a transformers model: a post-LayerNorm decoder and its three heads.
 
 Top-down: attention → MLP → block → pre-trained base → decoder → LM head → fine-tuning heads. Parameter names and
-layouts (`transformer.tokens_embed`, `transformer.h.{i}.attn.c_attn`, Conv1D weights stored `(in, out)`) are the
-ones of transformers' `openai-gpt`, so its checkpoints (`openai-community/openai-gpt`) load without conversion.
+(`transformer.tokens_embed`, `transformer.h.{i}.attn.c_attn`) are the ones of transformers' `openai-gpt`. The blocks'
+projections are `nn.Linear`, as in every current transformers model (quantisers and adapters target them); checkpoints
+that store them as transformers' legacy `Conv1D` (`openai-community/openai-gpt`, hf_gpt1 0.2) are converted as
+they load (`linear_layout`).
 Faster kernels for the CPU live in `kernels.py`, GPT-1's input formats and special tokens in `formats.py`.
 
 `forward` never synchronises the host with an accelerator: input checks are queued on the device with
@@ -16,16 +18,16 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 from torch.nn import functional as F
-from transformers import initialization as init
 from transformers.activations import ACT2FN
 from transformers.cache_utils import Cache, DynamicCache
+from transformers.conversion_mapping import register_checkpoint_conversion_mapping
+from transformers.core_model_loading import ConversionOps, WeightConverter
 from transformers.generation import GenerationMixin
 from transformers.masking_utils import create_causal_mask
 from transformers.modeling_layers import GradientCheckpointingLayer
 from transformers.modeling_outputs import BaseModelOutputWithPast, CausalLMOutputWithPast
 from transformers.modeling_utils import AttentionInterface, PreTrainedModel, slice_logits_to_keep
 from transformers.processing_utils import Unpack
-from transformers.pytorch_utils import Conv1D
 from transformers.utils import ModelOutput, TransformersKwargs, can_return_tuple
 from transformers.utils.generic import merge_with_config_defaults
 from transformers.utils.output_capturing import OutputRecorder, capture_outputs
@@ -125,8 +127,8 @@ class GPT1Attention(nn.Module):
         self.head_dim = config.n_embd // config.n_head
         self.scaling = self.head_dim**-0.5
         self.is_causal = True
-        self.c_attn = Conv1D(3 * config.n_embd, config.n_embd)
-        self.c_proj = Conv1D(config.n_embd, config.n_embd)
+        self.c_attn = nn.Linear(config.n_embd, 3 * config.n_embd)
+        self.c_proj = nn.Linear(config.n_embd, config.n_embd)
         self.attn_dropout = config.attn_pdrop
         self.resid_dropout = GPT1Dropout(config.resid_pdrop)
 
@@ -171,8 +173,8 @@ class GPT1MLP(nn.Module):
     def __init__(self, config: GPT1Config):
         super().__init__()
         inner = config.n_inner if config.n_inner is not None else 4 * config.n_embd
-        self.c_fc = Conv1D(inner, config.n_embd)
-        self.c_proj = Conv1D(config.n_embd, inner)
+        self.c_fc = nn.Linear(config.n_embd, inner)
+        self.c_proj = nn.Linear(inner, config.n_embd)
         self.act = ACT2FN[_FUSED_ACTIVATIONS.get(config.activation_function, config.activation_function)]
         self.dropout = GPT1Dropout(config.resid_pdrop)
 
@@ -180,11 +182,62 @@ class GPT1MLP(nn.Module):
         return self.dropout(self.c_proj(self.act(self.c_fc(hidden_states))))
 
 
+# The blocks' projection weights, by their names inside a block. transformers' openai-gpt and hf_gpt1 0.2 store them as
+# `Conv1D` weights, `(in, out)`; `nn.Linear` stores `(out, in)`. Checkpoint files say which in their config
+# (`projection_layout`); a bare state dict says it in a block's QKV weight, `(C, 3C)` against `(3C, C)` (the other
+# three may be square).
+PROJECTION_WEIGHTS = ("attn.c_attn.weight", "attn.c_proj.weight", "mlp.c_fc.weight", "mlp.c_proj.weight")
+
+
+def stored_shape(name: str, shape: tuple[int, ...], config: GPT1Config) -> tuple[int, ...]:
+    """The shape the model's tensor `name` (of shape `shape`) has in checkpoint files described by `config`."""
+    transposed = config.projection_layout == "conv1d" and name.endswith(PROJECTION_WEIGHTS)
+    return tuple(shape[::-1]) if transposed else tuple(shape)
+
+
+def _load_linear_layout(module, state_dict, prefix, *args) -> None:
+    """`load_state_dict` pre-hook of a block: a block whose QKV weight is `(C, 3C)` (e.g. an OpenAIGPT model's state
+    dict) has its four projection weights transposed to `nn.Linear`'s layout."""
+    qkv = state_dict.get(prefix + "attn.c_attn.weight")
+    if qkv is None or qkv.ndim != 2 or qkv.shape[1] != 3 * qkv.shape[0]:
+        return
+    for name in PROJECTION_WEIGHTS:
+        if prefix + name in state_dict:
+            state_dict[prefix + name] = state_dict[prefix + name].t().contiguous()
+
+
+class ConvertProjection(ConversionOps):
+    """`from_pretrained`'s conversion of one projection weight: transposed when the checkpoint's config says
+    `projection_layout="conv1d"`. Saving writes the model's own layout (the reverse is the identity), and the saved
+    config says `"linear"`."""
+
+    def __init__(self, transpose: bool = True):
+        self.transpose = transpose
+
+    def convert(self, input_dict, source_patterns, target_patterns, config=None, **kwargs):
+        (tensor,) = next(iter(input_dict.values()))
+        if self.transpose and config.projection_layout == "conv1d":
+            tensor = tensor.t().contiguous()
+        return {target_patterns[0]: tensor}
+
+    @property
+    def reverse_op(self) -> ConversionOps:
+        return ConvertProjection(transpose=not self.transpose)
+
+
+register_checkpoint_conversion_mapping(
+    "gpt1",
+    [WeightConverter(name, name, operations=[ConvertProjection()]) for name in PROJECTION_WEIGHTS],
+    overwrite=True,  # the saved copy of this file (remote code) registers again in the same process
+)
+
+
 class GPT1Block(GradientCheckpointingLayer):
     """Post-LayerNorm block of the original code: `n = LN(x + attn(x)); h = LN(n + mlp(n))`."""
 
     def __init__(self, config: GPT1Config, layer_idx: int):
         super().__init__()
+        self.register_load_state_dict_pre_hook(_load_linear_layout)
         self.attn = GPT1Attention(config, layer_idx)
         self.ln_1 = nn.LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
         self.mlp = GPT1MLP(config)
@@ -221,18 +274,23 @@ class GPT1PreTrainedModel(PreTrainedModel):
     # openai-gpt checkpoints store each block's causal mask as a buffer; we build masks on the fly.
     _keys_to_ignore_on_load_unexpected = [r"attn\.bias$", r"multiple_choice_head\..*"]
 
+    @classmethod
+    def from_pretrained(cls, *args, **kwargs):
+        """`PreTrainedModel.from_pretrained`; the loaded weights are in `nn.Linear` layout whatever the files' layout,
+        and the model's config says so."""
+        loaded = super().from_pretrained(*args, **kwargs)
+        model = loaded[0] if isinstance(loaded, tuple) else loaded  # (model, loading_info) on output_loading_info
+        model.config.projection_layout = "linear"
+        return loaded
+
     def save_pretrained(self, save_directory, *args, **kwargs) -> None:
-        """`PreTrainedModel.save_pretrained`, with the complete `auto_map` written into the saved config."""
+        """`PreTrainedModel.save_pretrained`, with the complete `auto_map` and the weights' layout in the config."""
         self.config.auto_map = dict(AUTO_MAP)
+        self.config.projection_layout = "linear"
         super().save_pretrained(save_directory, *args, **kwargs)
 
-    @torch.no_grad()
-    def _init_weights(self, module: nn.Module) -> None:
-        """GPT-1 init: N(0, initializer_range) for every matrix and embedding, zero biases, LayerNorm gain 1."""
-        super()._init_weights(module)
-        if isinstance(module, Conv1D):
-            init.normal_(module.weight, mean=0.0, std=self.config.initializer_range)
-            init.zeros_(module.bias)
+    # GPT-1's init (N(0, initializer_range) for every matrix and embedding, zero biases, LayerNorm gain 1) is
+    # PreTrainedModel._init_weights' own.
 
 
 @dataclass

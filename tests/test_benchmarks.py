@@ -139,3 +139,15 @@ def test_the_data_preparation_benchmark_runs_on_a_small_corpus(tmp_path):
     rows = json.loads(out.read_text())["rows"]
     assert rows == result["rows"] and [row["workers"] for row in rows] == [1, 2]
     assert rows[0]["windows"] == rows[1]["windows"] > 0 and rows[0]["bytes_per_token"] <= 2.1
+
+
+def test_the_projection_layout_benchmark_runs_on_a_tiny_config(tmp_path):
+    path = BENCH.with_name("bench_projection_layout.py")
+    spec = importlib.util.spec_from_file_location("bench_projection_layout", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = tmp_path / "layout.json"
+    result = module.main(["--n_embd", "16", "--tokens", "8", "--repeats", "1", "--steps", "1", "--json", str(out)])
+    assert json.loads(out.read_text()) == result
+    assert set(result["layers"]) == {"attn.c_attn", "attn.c_proj", "mlp.c_fc", "mlp.c_proj"}
+    assert all(row["linear"] > 0 and row["conv1d"] > 0 for row in result["layers"].values())

@@ -19,7 +19,7 @@ def test_config_defaults_are_the_papers():
     assert (c.resid_pdrop, c.embd_pdrop, c.attn_pdrop, c.clf_pdrop) == (0.1, 0.1, 0.1, 0.1)
     assert (c.layer_norm_epsilon, c.initializer_range, c.lm_coef) == (1e-5, 0.02, 0.5)
     assert c.tie_word_embeddings and c.lm_loss_reduction == "sequence"
-    assert GPT1Model(tiny_config(n_inner=None)).h[0].mlp.c_fc.weight.shape == (32, 128)
+    assert GPT1Model(tiny_config(n_inner=None)).h[0].mlp.c_fc.weight.shape == (128, 32)  # nn.Linear
 
 
 @pytest.mark.parametrize(

@@ -367,7 +367,8 @@ def test_openai_gpt_checkpoint_loads_in_every_head(tmp_path):
         assert (lm(ids).logits - ref.eval()(ids).logits).abs().max() <= 1e-5
     clf, info = GPT1ForSequenceClassification.from_pretrained(tmp_path, num_labels=3, output_loading_info=True)
     assert set(info["missing_keys"]) == {"score.weight", "score.bias"}  # reported as newly initialised
-    assert torch.equal(clf.transformer.h[0].attn.c_attn.weight, ref.transformer.h[0].attn.c_attn.weight)
+    qkv = ref.transformer.h[0].attn.c_attn.weight  # Conv1D, (in, out)
+    assert torch.equal(clf.transformer.h[0].attn.c_attn.weight, qkv.t())
     mc = GPT1ForMultipleChoice.from_pretrained(tmp_path)
     assert mc.config.model_type == "gpt1" and mc.score.weight.shape == (1, 32)
 

@@ -3,10 +3,11 @@
 The release (openai/finetune-transformer-lm, `model/`) stores 146 float32 arrays, concatenated flat and split into
 10 shards: positions `(512, 768)`, tokens `(40478, 768)`, then per block, in this order: `c_attn` w `(1, 768, 2304)`
 and b, attention `c_proj` w and b, `ln_1` g and b, `c_fc` w and b, MLP `c_proj` w and b, `ln_2` g and b. The
-original code rebuilds the arrays with `np.split(np.concatenate(shards), np.cumsum(sizes))`; so does this module.
+original code rebuilds the arrays with `np.split(np.concatenate(shards), np.cumsum(sizes))`; so does this module. The
+projection weights are stored `(in, out)`; the model's blocks take them into `nn.Linear`'s layout as they load.
 
 Checkpoints saved by transformers' `OpenAIGPT*` classes need no conversion: `GPT1LMHeadModel.from_pretrained`
-reads them directly.
+reads them directly (and converts their projections the same way).
 
 Usage:
     python -m hf_gpt1.tools.convert --checkpoint_dir finetune-transformer-lm/model --output_dir gpt1-original \

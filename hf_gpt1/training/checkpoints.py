@@ -28,6 +28,7 @@ from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
 from ..data.atomic import write_json_atomic
 from ..data.hub_access import hub_access
+from ..modeling_gpt1 import stored_shape
 
 logger = logging.getLogger(__name__)
 
@@ -248,7 +249,8 @@ def _check_shapes(model_class: type, folder: Path) -> None:
 
     config = load_config(model_class.config_class, folder)
     with torch.device("meta"):
-        expected = {name: tuple(t.shape) for name, t in model_class(config).state_dict().items()}
+        model = model_class(config)
+    expected = {name: stored_shape(name, t.shape, config) for name, t in model.state_dict().items()}
     try:
         with safe_open(str(folder / "model.safetensors"), framework="pt") as weights:
             saved = {name: tuple(weights.get_slice(name).get_shape()) for name in weights.keys()}

@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from hf_gpt1 import GPT1LMHeadModel
+from hf_gpt1.modeling_gpt1 import PROJECTION_WEIGHTS
 from hf_gpt1.tools.convert import ConversionError, convert_openai_checkpoint, main, parameter_names, read_layout
 from tests.utils import shared_data
 
@@ -35,6 +36,8 @@ def test_round_trip_of_tiny_release(tmp_path):
     state = model.state_dict()
     for name, array in zip(parameter_names(2), arrays):
         expected = torch.from_numpy(array.reshape(array.shape[1:]) if array.ndim == 3 else array)
+        if name.endswith(PROJECTION_WEIGHTS):  # the release's (in, out) is nn.Linear's (out, in) transposed
+            expected = expected.t()
         got = state[name][: expected.shape[0]] if name.endswith("tokens_embed.weight") else state[name]
         assert torch.equal(got, expected), name
     cfg = model.config
@@ -66,7 +69,8 @@ def test_full_release_layout_matches_the_model():
     names = parameter_names(config.n_layer)
     assert set(names) | {"lm_head.weight"} == set(state)
     for name, shape in zip(names, shapes):
-        assert tuple(state[name].shape) == tuple(shape[1:] if len(shape) == 3 else shape), name
+        stored = tuple(shape[1:] if len(shape) == 3 else shape)
+        assert tuple(state[name].shape) == (stored[::-1] if name.endswith(PROJECTION_WEIGHTS) else stored), name
 
 
 def test_missing_shard_is_named(tmp_path):
