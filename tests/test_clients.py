@@ -116,6 +116,7 @@ def test_peft_lora_with_default_targets_trains_saves_loads_and_merges(lm_dir, tm
 
     model = get_peft_model(GPT1LMHeadModel.from_pretrained(lm_dir), LoraConfig(r=4, lora_alpha=8))  # default targets
     assert any(name.endswith("attn.c_attn.lora_A") for name, _ in model.named_modules())
+    assert type(model.base_model.model.transformer.h[0].attn.c_attn.base_layer) is torch.nn.Linear  # no fan_in_fan_out
     ids = torch.randint(0, 100, (2, 12))
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-2)
     for _ in range(3):
@@ -130,6 +131,28 @@ def test_peft_lora_with_default_targets_trains_saves_loads_and_merges(lm_dir, tm
     torch.testing.assert_close(merged, unmerged, atol=1e-5, rtol=1e-4)
     with torch.no_grad():
         assert not torch.allclose(unmerged, GPT1LMHeadModel.from_pretrained(lm_dir).eval()(input_ids=ids).logits)
+
+
+def test_evaluate_evaluator_scores_a_gpt1_classifier_folder(tmp_path):
+    """evaluate's `evaluator("text-classification")` given the model's folder (a `Pipeline` object reaches its
+    `transformers.TFPreTrainedModel` check, which transformers 5 no longer has: README, Works with)."""
+    evaluate = _client("evaluate")
+    from hf_gpt1.data.metrics import load_metric
+
+    tokenizer = train_gpt1_tokenizer(SENTENCES, vocab_size=120)
+    config = tiny_config_for(tokenizer, num_labels=2, input_format="classification")
+    config.id2label, config.label2id = {0: "negative", 1: "positive"}, {"negative": 0, "positive": 1}
+    model = GPT1ForSequenceClassification(config).eval()
+    model.save_pretrained(tmp_path / "clf")
+    tokenizer.save_pretrained(tmp_path / "clf")
+    data = datasets.Dataset.from_dict({"text": SENTENCES[:8], "label": [0, 1] * 4})
+    scores = evaluate.evaluator("text-classification").compute(
+        model_or_pipeline=str(tmp_path / "clf"), data=data, metric=load_metric("sst2"), label_mapping=config.label2id
+    )
+    ids = tokenizer(SENTENCES[:8], padding=True, return_tensors="pt")
+    with torch.no_grad():
+        predicted = model(**ids).logits.argmax(-1)
+    assert scores["accuracy"] == (predicted == torch.tensor([0, 1] * 4)).float().mean().item()
 
 
 def test_sentence_transformers_encodes_with_a_gpt1_encoder(lm_dir):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -146,6 +147,12 @@ class RecipeTrainingArguments(TrainingArguments):
         # of 1 and trains alone on all the data), and data loaders do not ask for pinned memory.
         if not torch.accelerator.is_available():
             self.use_cpu = True
+        # Accelerate shards with FSDP on accelerators only: on the CPU it trains an FSDP launch as DDP (gloo). Loading
+        # follows, or transformers would load the weights for FSDP's rank-0 broadcast (meta tensors on the other
+        # ranks, which DDP cannot move). The start line says so (`results.launch_notes`).
+        self.fsdp_on_cpu = self.use_cpu and os.environ.get("ACCELERATE_USE_FSDP", "").lower() == "true"
+        if self.fsdp_on_cpu:
+            os.environ["ACCELERATE_USE_FSDP"] = "false"
         if not self.use_cpu and torch.cuda.is_available():
             self._cuda_defaults()
         self.torch_compile = bool(self.torch_compile)  # None: the recipe's CUDA default did not apply
@@ -225,11 +232,6 @@ def plan_warmup(args: PretrainTrainingArguments, updates: int | None) -> list[st
         )
     args.warmup_steps = warmup
     return lines
-
-
-def _format_seconds(seconds: float) -> str:
-    minutes, secs = divmod(round(seconds), 60)
-    return f"{minutes} min {secs} s" if minutes else f"{secs} s"
 
 
 # ------------------------------------------------------------------------------------------------ fine-tuning

@@ -52,6 +52,13 @@ class StepClock:
         return self.seconds
 
 
+def format_duration(seconds: float) -> str:
+    """`2 h 13 min`, `4 min 5 s`, `9 s`."""
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min" if hours else f"{minutes} min {secs} s" if minutes else f"{secs} s"
+
+
 class SpeedMeter(TrainerCallback):
     """Steady-state training speed: the steps after the first tenth of the run (at least the first step, which
     compiles under `--torch_compile` and makes the first allocations), without the ones an evaluation or a
@@ -129,6 +136,36 @@ class SpeedMeter(TrainerCallback):
             "max_step_over_median": max(steady) / statistics.median(steady),
             "graphs_compiled_after_first_step": torch._dynamo.utils.counters["stats"]["unique_graphs"] - self.graphs,
         }
+
+
+class TimeEstimate(TrainerCallback):
+    """Prints once, at the first log with `after` timed updates behind it, how long the rest of the run should take:
+    the median of the [`SpeedMeter`]'s step times (the first step, which compiles and allocates, and the steps an
+    evaluation or a save interrupted left out) times the updates left. Add it after the meter, which reads its
+    times at the same log."""
+
+    def __init__(self, meter: SpeedMeter, after: int = 10):
+        self.meter, self.after, self.said = meter, after, False
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        self.said = False
+
+    def on_log(self, args, state, control, **kwargs):
+        meter = self.meter
+        if self.said or not state.is_world_process_zero or meter.clock is None:
+            return
+        seconds = meter.clock.seconds  # seconds[i]: the step meter.steps[i]
+        steady = [s for s, step in zip(seconds[1:], meter.steps[1:]) if step not in meter.interrupted]
+        if len(steady) < self.after:
+            return
+        self.said = True
+        per_update, left = statistics.median(steady), state.max_steps - state.global_step
+        print(
+            f"expected: about {format_duration(per_update * left)} more for the remaining {left:,} of "
+            f"{state.max_steps:,} updates ({per_update:.3g} s per update, the median of {len(steady)} measured; "
+            "evaluations and checkpoints add to it)",
+            flush=True,
+        )
 
 
 class CheckpointCompletion(TrainerCallback):

@@ -50,6 +50,7 @@ from .arguments import (
     plan_warmup,
     planned_updates,
 )
+from .callbacks import TimeEstimate
 from .checkpoints import (
     check_model_path,
     last_complete_checkpoint,
@@ -148,7 +149,8 @@ def run_pretraining(
             "streaming: windows are tokenized as they are read; nothing is written to the datasets cache but the "
             "corpus files' digests (hf_gpt1/digests), and the held-out windows scored are held in memory"
         )
-    plan += plan_warmup(args, planned_updates(args, train))
+    updates = planned_updates(args, train)
+    plan += plan_warmup(args, updates) + _token_plan(args, updates, window)
     plan += _evaluation_plan(args, evaluation, all_evaluation, window)
     if not (model_args.tokenizer_name_or_path or model_args.model_name_or_path):
         plan += _vocabulary_warning(model_args, len(tokenizer), train, window)
@@ -163,6 +165,7 @@ def run_pretraining(
         data_collator=window_collator,
         processing_class=tokenizer,
     )
+    trainer.add_callback(TimeEstimate(trainer.speed, after=TIME_ESTIMATE_AFTER))
     with claimed(args, identity):
         print_start(trainer, "pretrain", plan)
         train_result = trainer.train(resume_from_checkpoint=resume_checkpoint(args))
@@ -175,8 +178,21 @@ def run_pretraining(
 
 
 # Above this share of `<unk>` among the training tokens the start warns: a character the BPE never saw is lost text.
+TIME_ESTIMATE_AFTER = 10  # updates timed (the first one left out) before the expected time is printed
 UNKNOWN_WARNING_SHARE = 0.005
 STREAMED_COVERAGE_WINDOWS = 1_000  # a streamed corpus's coverage is measured on its first windows
+
+
+def _token_plan(args: PretrainTrainingArguments, updates: int | None, window: int) -> list[str]:
+    """The start line's budget: updates × global batch × window tokens (a streamed corpus without --max_steps has
+    none)."""
+    if updates is None:
+        return []
+    batch = args.per_device_train_batch_size * args.world_size * args.gradient_accumulation_steps
+    return [
+        f"planned: {updates:,} updates × {batch} windows × {window} tokens = {updates * batch * window:,} tokens "
+        f"(the expected time is printed after {TIME_ESTIMATE_AFTER} measured updates)"
+    ]
 
 
 def _coverage_warning(model_args: PretrainModelArguments, tokenizer, train, corpus, window: int) -> list[str]:

@@ -14,6 +14,7 @@ from transformers.utils import logging as transformers_logging
 from ..data.atomic import atomic_save, write_json_atomic
 from ..data.metrics import scores_and_baselines
 from .arguments import RecipeTrainingArguments
+from .callbacks import format_duration
 from .curves import CURVES_FILE, write_curves
 from .output_dir import RESULTS_FILE
 from .trainer import GPT1Trainer
@@ -52,12 +53,26 @@ def print_start(trainer: GPT1Trainer, title: str, plan: list[str] = ()) -> None:
     print(line, flush=True)
     for note in plan:
         print(f"  {note}", flush=True)
-    if world == 1 and os.environ.get("ACCELERATE_USE_CPU", "").lower() == "true":
-        print(
-            "note: `accelerate launch --cpu` runs one process whatever --num_processes says; `accelerate launch "
-            "--multi_gpu --num_processes N` runs N on the CPU (docs/SCALING.md).",
-            flush=True,
+    for note in launch_notes(args):
+        print(f"note: {note}", flush=True)
+
+
+def launch_notes(args: RecipeTrainingArguments) -> list[str]:
+    """What a launch does that differs from what it asked for: fewer processes, or FSDP trained as DDP."""
+    notes = []
+    # `accelerate launch` sets MASTER_PORT when asked for several processes, and WORLD_SIZE when it started them.
+    if args.world_size == 1 and "MASTER_PORT" in os.environ and "WORLD_SIZE" not in os.environ:
+        notes.append(
+            "accelerate launch was asked for several processes and started one (with --cpu, or use_cpu in its config, "
+            "it starts one for FSDP, DeepSpeed and multi-GPU configs); `accelerate launch --multi_gpu "
+            "--num_processes N` runs N on the CPU (docs/SCALING.md)."
         )
+    if args.fsdp_on_cpu:
+        notes.append(
+            f"FSDP shards over accelerators; on the CPU accelerate trains these {args.world_size} processes as DDP "
+            "(gloo), each holding the whole model and optimizer."
+        )
+    return notes
 
 
 def logged_metrics(trainer: GPT1Trainer, prefix: str, step: int) -> dict[str, float] | None:
@@ -112,9 +127,9 @@ def save_results(
         curves = write_curves(trainer.state.log_history, Path(args.output_dir) / CURVES_FILE, title)
         session = time.time() - started
         earlier = trainer.earlier_training_s
-        took = _format_seconds(session + earlier)
+        took = format_duration(session + earlier)
         if earlier:
-            took += f" ({_format_seconds(session)} in this session, resumed after {_format_seconds(earlier)})"
+            took += f" ({format_duration(session)} in this session, resumed after {format_duration(earlier)})"
         print(f"\n== {title}: done in {took} ==", flush=True)
         for line in lines:
             print(f"  {line}")
@@ -155,8 +170,3 @@ def _speed_line(speed: dict[str, float], args: RecipeTrainingArguments) -> str:
     if args.torch_compile:
         line += f" (compilation), {speed['graphs_compiled_after_first_step']} graphs compiled after it"
     return line
-
-
-def _format_seconds(seconds: float) -> str:
-    minutes, secs = divmod(round(seconds), 60)
-    return f"{minutes} min {secs} s" if minutes else f"{secs} s"

@@ -194,3 +194,36 @@ def test_glue_two_processes_match_one(pretrain_two_processes, tmp_path):
     weights = compare_weights(tmp_path / "one", tmp_path / "two")
     accuracy = one["validation"]["eval_validation_accuracy"]
     print(f"glue/rte: max |loss_1 - loss_2| over 12 steps {diff:.2e}, max |weight diff| {weights:.2e}, acc {accuracy}")
+
+
+def _launch(launcher: list[str], args: list[str]) -> subprocess.CompletedProcess:
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    for name in ("LOCAL_RANK", "WORLD_SIZE", "MASTER_PORT", "MASTER_ADDR", "ACCELERATE_USE_FSDP"):
+        env.pop(name, None)
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", *launcher, "recipes/glue.py", *args]
+    return subprocess.run(cmd, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_the_fsdp_config_runs_on_cpu_as_ddp_and_says_so(tiny_lm, glue_slice, tmp_path):
+    """The shipped fsdp.yaml (rank-0 loading of a pre-trained model included) on 2 CPU processes: accelerate trains it
+    as DDP there, and loading follows (no meta tensors left on rank 1)."""
+    from tests.utils import glue_args
+
+    launcher = ["--config_file", str(CONFIGS / "fsdp.yaml"), "--num_processes", "2", "--mixed_precision", "no"]
+    args = glue_args("rte", tiny_lm, glue_slice, tmp_path / "out", "--max_train_samples", "32")
+    proc = _launch([*launcher, "--main_process_port", "0"], args)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    assert "glue rte: 2 processes on cpu" in proc.stdout
+    assert "note: FSDP shards over accelerators; on the CPU accelerate trains these 2 processes as DDP" in proc.stdout
+    assert (tmp_path / "out" / "all_results.json").is_file()
+
+
+def test_a_launch_that_starts_fewer_processes_than_asked_says_so(tiny_lm, glue_slice, tmp_path):
+    from tests.utils import glue_args
+
+    launcher = ["--cpu", "--num_processes", "2", "--mixed_precision", "no", "--main_process_port", "29517"]
+    args = glue_args("rte", tiny_lm, glue_slice, tmp_path / "out", "--max_train_samples", "16", "--do_predict", "0")
+    proc = _launch(launcher, args)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    assert "glue rte: 1 process on cpu" in proc.stdout
+    assert "note: accelerate launch was asked for several processes and started one" in proc.stdout

@@ -240,3 +240,25 @@ def test_a_configuration_that_cannot_learn_is_warned_at_start(argv, warning, cap
     printed = capsys.readouterr().out
     start = printed[: printed.index("== pretrain: done")]
     assert warning in start, start
+
+
+def test_the_start_says_the_planned_tokens_and_then_the_expected_time(capsys, wikitext_slice, tmp_path):
+    from tests.utils import TINY_LM
+
+    argv = [
+        "--train_files", str(wikitext_slice["train"]), "--validation_files", str(wikitext_slice["validation"]),
+        "--output_dir", str(tmp_path / "run"), *TINY_LM, "--max_steps", "14", "--per_device_train_batch_size", "4",
+        "--gradient_accumulation_steps", "2", "--logging_steps", "12", "--eval_steps", "100", *COMMON,
+    ]  # fmt: skip
+    pretrain_main(argv)
+    printed = capsys.readouterr().out
+    assert (
+        "  planned: 14 updates × 8 windows × 64 tokens = 7,168 tokens (the expected time is printed after 10"
+        in printed
+    )
+    # the first log with 10 timed updates behind it (the first update left out): step 12, 2 updates left
+    expected = re.search(
+        r"^expected: about (.+) more for the remaining 2 of 14 updates \(([\d.e-]+) s per update", printed, re.M
+    )
+    assert expected and float(expected[2]) > 0, printed
+    assert printed.index("planned:") < printed.index("expected:") < printed.index("== pretrain: done")
