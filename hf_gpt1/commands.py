@@ -6,6 +6,7 @@
     hf-gpt1 zero-shot --model_name_or_path runs/pretrain --task sst2 --data_dir glue_data
     hf-gpt1 convert --checkpoint_dir model/ --output_dir runs/openai-gpt
     hf-gpt1 push runs/rte me/gpt1-rte
+    hf-gpt1 reproduce report --output_dir runs/reproduce
     hf-gpt1 <command> --help        # the command's own arguments; --help_all adds all of TrainingArguments
 
 `accelerate launch -m hf_gpt1.commands glue ...` runs a recipe on several processes, as `accelerate launch
@@ -76,6 +77,12 @@ def _push(argv: Sequence[str] | None) -> Any:
     return push(argv)
 
 
+def _reproduce(argv: Sequence[str] | None) -> Any:
+    from .tools.reproduce import main as reproduce
+
+    return reproduce(argv)
+
+
 COMMANDS: dict[str, tuple[Callable[[Sequence[str] | None], Any], str]] = {
     "pretrain": (pretrain, "pre-train (or continue pre-training) with L1 on local text or a Hub corpus"),
     "glue": (glue, "fine-tune with L3 = L2 + λ·L1 on a GLUE task (also SNLI, SciTail), predict its test files"),
@@ -83,6 +90,7 @@ COMMANDS: dict[str, tuple[Callable[[Sequence[str] | None], Any], str]] = {
     "zero-shot": (_zero_shot, "score a language model with the paper's zero-shot heuristics"),
     "convert": (_convert, "convert the original openai/finetune-transformer-lm checkpoint"),
     "push": (_push, "push a fine-tuned model to the Hub with its card, loadable without hf_gpt1"),
+    "reproduce": (_reproduce, "the paper's Tables 2-5 beside the runs that reproduce them (report)"),
 }
 
 

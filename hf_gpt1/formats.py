@@ -174,21 +174,24 @@ def multiple_choice(
     extract_token_id: int,
     max_length: int | None = None,
     segment_cap: int | None = None,
+    question: Sequence[int] = (),
 ) -> list[list[int]]:
-    """`<s> context <$> answer_k <e>` for every answer (Story Cloze, RACE, SWAG).
+    """`<s> context question <$> answer_k <e>` for every answer (Story Cloze, RACE, SWAG).
 
     Every sequence keeps the same context tokens, so the choices differ only in their answers.
 
     Args:
-        context (`Sequence[int]`): Token ids of the context (document + question for RACE).
+        context (`Sequence[int]`): Token ids of the context (RACE: the article).
         answers (`Sequence[Sequence[int]]`): Token ids of each answer; at least one.
         start_token_id, delimiter_token_id, extract_token_id (`int`): Ids of `_start_`, `_delimiter_`, `_classify_`.
-        max_length (`int`, *optional*): Cap on each sequence's length. What still does not fit after `segment_cap` is
-            trimmed by [`longest_first`], the context and the longest answer taken as the pair, every answer cut to
-            the length the longest one gets.
+        max_length (`int`, *optional*): Cap on each sequence's length. With a `question`, the context's end is cut
+            first, keeping the question and every answer whole (RACE); what still does not fit (or all of it, without
+            a question) is trimmed by [`longest_first`], the context (and question) and the longest answer taken as
+            the pair, every answer cut to the length the longest one gets.
         segment_cap (`int`, *optional*): Keep only the first `segment_cap` tokens of the context and of each answer,
             each on its own, before anything else: the original code's rule for Story Cloze
             ([`story_cloze_segment_cap`]).
+        question (`Sequence[int]`, *optional*): Token ids read right after the context (RACE's question).
 
     Returns:
         `list[list[int]]`: One sequence per answer.
@@ -202,13 +205,20 @@ def multiple_choice(
         raise ValueError(f"answers must be a non-empty list of token-id lists, got {answers!r:.60}.")
     specials = (start_token_id, delimiter_token_id, extract_token_id)
     ctx = check_segment(context, "context", specials)
+    kept = check_segment(question, "question", specials)
     choices = [check_segment(answer, f"answer {k}", specials) for k, answer in enumerate(answers)]
     if segment_cap is not None:
         ctx, choices = ctx[:segment_cap], [answer[:segment_cap] for answer in choices]
+    lead = [*ctx, *kept]  # what precedes the delimiter
     if max_length is not None:
-        len_ctx, len_answer = longest_first(len(ctx), max(map(len, choices)), max_length - 3)
-        ctx, choices = ctx[:len_ctx], [answer[:len_answer] for answer in choices]
-    return [[start_token_id, *ctx, delimiter_token_id, *answer, extract_token_id] for answer in choices]
+        room = max_length - 3 - len(kept) - max(map(len, choices))
+        if kept and room >= 0:
+            lead = [*ctx[:room], *kept]
+        else:  # no question, or the question and the answers alone are too long: the context goes first
+            lead = kept or ctx
+            len_lead, len_answer = longest_first(len(lead), max(map(len, choices)), max_length - 3)
+            lead, choices = lead[:len_lead], [answer[:len_answer] for answer in choices]
+    return [[start_token_id, *lead, delimiter_token_id, *answer, extract_token_id] for answer in choices]
 
 
 __all__ = [

@@ -36,14 +36,14 @@ def test_pretrain_from_another_folder(command, wikitext_slice, tmp_path):
 def test_every_command_is_listed_and_an_unknown_one_named(command, tmp_path):
     listed = run(command, "--help", cwd=tmp_path)
     assert listed.returncode == 0
-    for name in ("pretrain", "glue", "multiple-choice", "zero-shot", "convert", "push"):
+    for name in ("pretrain", "glue", "multiple-choice", "zero-shot", "convert", "push", "reproduce"):
         assert f"\n  {name} " in listed.stdout
     unknown = run(command, "finetune", cwd=tmp_path)
     assert unknown.returncode != 0 and "unknown command 'finetune'; the commands are pretrain, glue" in unknown.stderr
 
 
 # (multiple-choice and pretrain parse like glue: one subprocess each costs ~5 s of imports)
-@pytest.mark.parametrize("name", ["glue", "zero-shot", "convert", "push"])
+@pytest.mark.parametrize("name", ["glue", "zero-shot", "convert", "push", "reproduce"])
 def test_help_shows_the_commands_own_arguments(command, name, tmp_path):
     done = run(command, name, "--help", cwd=tmp_path)
     assert done.returncode == 0 and done.stdout.startswith(f"usage: hf-gpt1 {name}")

@@ -492,7 +492,17 @@ def load_task_splits(
             raise ValueError(f"{spec.name!r} has no Hub copy with its columns: pass --train_file/--validation_file.")
         raw = dict(load_hub_copy(spec))
         sources = {split: f"the Hub copy {spec.hub[0]}" for split in raw}
+    if spec.id_names_group:  # one id per row: RACE's example_id names the article, shared by its questions
+        raw = {split: _named_rows(spec, rows) for split, rows in raw.items()}
     return datasets.DatasetDict(raw), sources
+
+
+def _named_rows(spec: TaskSpec, rows: datasets.Dataset) -> datasets.Dataset:
+    """`rows` with the id column replaced by [`TaskSpec.row_ids`] (a split without the column as it is)."""
+    if spec.id_column not in rows.column_names:
+        return rows
+    ids = spec.row_ids(rows[spec.id_column])
+    return rows.remove_columns(spec.id_column).add_column(spec.id_column, ids)
 
 
 # ------------------------------------------------------------------------------------------------ text corpora

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 __all__ = [
@@ -74,7 +75,7 @@ class TaskSpec:
         format (`str`): One of [`FORMATS`]. `classification` takes one text column, `entailment` and `similarity`
             two, `multiple_choice` a context plus answers.
         text_columns (`tuple[str, ...]`): The text columns. For `multiple_choice` these are the parts of the
-            context, joined with a space in this order (RACE: article then question, as in the paper).
+            context, joined with a space in this order (Story Cloze: its four sentences).
         label_names (`tuple[str, ...]`, *optional*): Label values as written in the task's own files (and in GLUE
             submissions), in id order. `None` means regression (STS-B), or, for `multiple_choice`, that labels are
             already 0-based choice indices.
@@ -86,8 +87,14 @@ class TaskSpec:
             holding a list (RACE's `options`) contributes every element.
         choice_prefix_column (`str`, *optional*): `multiple_choice` only: text that starts every answer (SWAG's
             `sent2`, the first words of each ending).
+        question_column (`str`, *optional*): `multiple_choice` only: text read after the context and kept whole
+            (RACE's `question`): truncation cuts the context's end, never the question or an answer.
         id_column (`str`, *optional*): The column holding each row's id, written beside its test prediction (Story
             Cloze's `InputStoryid`); GLUE files use their `index` instead.
+        id_names_group (`bool`): The id column names a group of rows, not a row (RACE's `example_id` is the article's
+            file, shared by its questions): the k-th row of a group is identified as `<id>#<k>` ([`row_ids`]).
+        id_subsets (`tuple[str, ...]`): Prefixes of the ids naming subsets that are scored apart as well, from the
+            same predictions (RACE: `middle` and `high` school exams).
         metric_config (`str`, *optional*): Config of the local GLUE metric module (`hf_gpt1.data.metrics.load_metric`).
         main_metric (`str`, *optional*): The key of that metric's output the paper reports.
         hub (`tuple[str, str | None]`, *optional*): `(path, config)` of the Hub copy whose columns match this spec.
@@ -111,7 +118,10 @@ class TaskSpec:
     label_range: tuple[float, float] | None = None
     choice_columns: tuple[str, ...] = ()
     choice_prefix_column: str | None = None
+    question_column: str | None = None
     id_column: str | None = None
+    id_names_group: bool = False
+    id_subsets: tuple[str, ...] = ()
     metric_config: str | None = None
     main_metric: str | None = None
     hub: tuple[str, str | None] | None = None
@@ -129,6 +139,10 @@ class TaskSpec:
             raise ValueError(
                 f"Task {self.name!r}: format {self.format!r} takes {low if low == high else f'at least {low}'} text "
                 f"column(s), got {list(self.text_columns)}."
+            )
+        if self.question_column is not None and self.format != "multiple_choice":
+            raise ValueError(
+                f"Task {self.name!r}: question_column is for multiple_choice only (format {self.format!r})."
             )
         if (self.format == "multiple_choice") != bool(self.choice_columns):
             raise ValueError(
@@ -156,18 +170,30 @@ class TaskSpec:
             return None
         return dict(enumerate(self.class_names or self.label_names))
 
+    def row_ids(self, ids: Sequence[object]) -> list[object]:
+        """The ids a split's rows are known by (in prediction files): the id column's values, or with
+        `id_names_group`, `<id>#<k>` for the k-th row (from 0) of each group, in the split's order."""
+        if not self.id_names_group:
+            return list(ids)
+        seen: Counter = Counter()
+        named = []
+        for value in ids:
+            named.append(f"{value}#{seen[value]}")
+            seen[value] += 1
+        return named
+
     def label_to_id(self, value: object) -> int | float | None:
         """Normalise one raw label to what the model trains on.
 
         Strings are looked up in `label_names`; integers, and strings of digits that are no label name, are taken as
         ids (Hub `ClassLabel` columns, CSV files) after subtracting `label_offset`; regression labels become floats
         (within `label_range`). "No gold label" returns `None`: `None`, `""`, `-1` (the Hub's mark on test rows, STS-B
-        included) and `"-"` (SNLI pairs without annotator consensus).
+        included; also as text, in a CSV export) and `"-"` (SNLI pairs without annotator consensus).
 
         Raises:
             `ValueError`: The value is not a valid label of this task; the message names it and the valid set.
         """
-        if value is None or (isinstance(value, str) and value.strip() in ("", "-")) or _is_minus_one(value):
+        if value is None or (isinstance(value, str) and value.strip() in ("", "-", "-1")) or _is_minus_one(value):
             return None
         if self.is_regression:
             try:
@@ -407,11 +433,14 @@ TASKS: dict[str, TaskSpec] = {
         TaskSpec(
             name="race",
             format="multiple_choice",
-            text_columns=("article", "question"),
+            text_columns=("article",),
+            question_column="question",
             label_names=("A", "B", "C", "D"),
             label_column="answer",
             choice_columns=("options",),
             id_column="example_id",
+            id_names_group=True,  # the Hub's example_id is the article's file name, e.g. "high1234.txt"
+            id_subsets=("middle", "high"),
             metric_config="race",
             main_metric="accuracy",
             hub=("ehovy/race", "all"),

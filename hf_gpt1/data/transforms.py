@@ -298,8 +298,8 @@ class GPT1MultipleChoiceCollator(GPT1Collator):
     """Collator for multiple choice: one `<s> context <$> answer <e>` per choice, shape `(batch, choices, seq)`.
 
     Features hold `context` (token ids), `choices` (a list of token-id lists, the same number for every example of a
-    batch) and optionally `labels`/`label`, the index of the right choice. All choices of a batch are padded to one
-    length.
+    batch), optionally `question` (token ids read after the context and kept whole: RACE) and `labels`/`label`, the
+    index of the right choice. All choices of a batch are padded to one length.
 
     Args:
         segment_cap (`int`, *optional*): Cut the context and each answer to this many tokens first, as the original
@@ -314,7 +314,8 @@ class GPT1MultipleChoiceCollator(GPT1Collator):
 
     def _sequences(self, feature: Mapping[str, Any], index: int) -> list[list[int]]:
         context, choices = (self._get(feature, key, index) for key in self._required_keys)
-        return multiple_choice(context, choices, segment_cap=self.segment_cap, **self._ids())
+        question = feature.get("question", ())
+        return multiple_choice(context, choices, question=question, segment_cap=self.segment_cap, **self._ids())
 
 
 _COLLATORS: dict[str, type[GPT1Collator]] = {
@@ -391,9 +392,15 @@ class GPT1Preprocessor:
         if task.format == "multiple_choice":
             parts = [self._texts(batch, name, indices) for name in task.text_columns]
             out["context"] = self._tokenize([" ".join(p for p in row if p) for row in zip(*parts)])
+            if task.question_column:
+                out["question"] = self._tokenize(self._texts(batch, task.question_column, indices))
             out["choices"] = self._choices(batch, indices)
             # every answer's sequence is padded to the longest one's
-            out["length"] = [len(c) + max(map(len, a), default=0) for c, a in zip(out["context"], out["choices"])]
+            questions = out.get("question", [[]] * n_rows)
+            out["length"] = [
+                len(c) + len(q) + max(map(len, a), default=0)
+                for c, q, a in zip(out["context"], questions, out["choices"])
+            ]
         else:
             for key, name in zip(("segment_a", "segment_b"), task.text_columns):
                 out[key] = self._tokenize(self._texts(batch, name, indices))

@@ -359,6 +359,7 @@ def _check_columns(spec: TaskSpec, split: str, rows: datasets.Dataset, source: s
         *spec.text_columns,
         *spec.choice_columns,
         *((spec.choice_prefix_column,) if spec.choice_prefix_column else ()),
+        *((spec.question_column,) if spec.question_column else ()),
     ]
     missing = [name for name in needed if name not in rows.column_names]
     if missing:
@@ -463,24 +464,33 @@ def _tokenize(
     truncated = _rows_to_truncate(dataset, spec.format, max_length, cap)
     if truncated:
         logger.warning(
-            "%s: %d of %d rows are longer than %d tokens%s and are truncated (special tokens kept); "
+            "%s: %d of %d rows are longer than %d tokens%s and are truncated (special tokens kept%s); "
             "--max_seq_length sets the limit, at most the model's n_positions.",
             source,
             truncated,
             dataset.num_rows,
             max_length,
             "" if cap is None else f" or have a segment over --segment_cap {cap}",
+            f"; the end of the {' + '.join(spec.text_columns)} is cut, the {spec.question_column} and every answer "
+            "kept whole"
+            if spec.question_column
+            else "",
         )
     if dataset.num_rows == 0 and not split.startswith("test"):
         raise ValueError(f"{source}: no row has a gold label in {spec.label_column!r}.")
-    if split.startswith("test") and "labels" in dataset.column_names:
-        labelled = sum(label is not None for label in dataset["labels"])
-        if 0 < labelled < dataset.num_rows:
-            raise ValueError(
-                f"{source}: {labelled} of {dataset.num_rows} test rows have a gold label in "
-                f"{spec.label_column!r}: label all of them (for test metrics) or none (for predictions only)."
-            )
     return dataset, collator
+
+
+def _subset_accuracies(spec: TaskSpec, split: str, ids: list, preds: np.ndarray, output) -> dict[str, float]:
+    """`eval_<split>_accuracy_<subset>` for each of `spec.id_subsets` (the prefix of a row's id) with rows."""
+    correct = preds == np.asarray(output.label_ids)
+    names = np.array([str(row_id) for row_id in ids])
+    found = {}
+    for subset in spec.id_subsets:
+        rows = np.char.startswith(names, subset)
+        if rows.any():
+            found[f"eval_{split}_accuracy_{subset}"] = float(correct[rows].mean())
+    return found
 
 
 def _predictions(spec: TaskSpec, outputs: np.ndarray | tuple) -> np.ndarray:
@@ -508,9 +518,9 @@ def _metric_fn(spec: TaskSpec):
 
 
 def _segment_lengths(dataset: datasets.Dataset, format: str) -> list[np.ndarray]:
-    """Each row's segment lengths in tokens, special tokens excluded: `[text]`, `[a, b]`, or `[context, longest
-    answer]` for multiple choice (every answer's sequence is padded to the longest one's). Read from the token columns
-    with Arrow, through a filter's index mapping, without turning rows into Python lists."""
+    """Each row's segment lengths in tokens, special tokens excluded: `[text]`, `[a, b]`, or `[context, (question,)
+    longest answer]` for multiple choice (every answer's sequence is padded to the longest one's). Read from the
+    token columns with Arrow, through a filter's index mapping, without turning rows into Python lists."""
     table = dataset.with_format("arrow")[:]
 
     def lengths(column) -> np.ndarray:
@@ -520,7 +530,8 @@ def _segment_lengths(dataset: datasets.Dataset, format: str) -> list[np.ndarray]
         choices = table["choices"].combine_chunks()
         longest = np.zeros(table.num_rows, dtype=np.int64)
         np.maximum.at(longest, pc.list_parent_indices(choices).to_numpy(), lengths(pc.list_flatten(choices)))
-        return [lengths(table["context"]), longest]
+        question = [lengths(table["question"])] if "question" in table.column_names else []
+        return [lengths(table["context"]), *question, longest]
     return [lengths(table[name]) for name in ("segment_a", "segment_b") if name in table.column_names]
 
 
@@ -537,12 +548,23 @@ def _rows_to_truncate(dataset: datasets.Dataset, format: str, max_length: int, s
 
 
 def _predict(trainer: GPT1Trainer, spec: TaskSpec, split: str, dataset, raw_rows, results: dict[str, Any]) -> str:
-    """Predicts one test split and writes its submission or prediction file; returns the summary line."""
-    labelled = "labels" in dataset.column_names and any(label is not None for label in dataset["labels"])
-    if "labels" in dataset.column_names and not labelled:  # the Hub marks unlabelled test rows with -1
-        dataset = dataset.remove_columns(["labels"])
-    output = trainer.predict(dataset, metric_key_prefix=f"eval_{split}")
-    preds = _predictions(spec, output.predictions)
+    """Predicts one test split and writes its submission or prediction file; returns the summary line.
+
+    Every row is predicted; the rows with a gold label are also scored (the Hub marks unlabelled test rows with -1,
+    every row of GLUE's test splits and some of SNLI's), and the line says how many were left unscored."""
+    gold = np.array([label is not None for label in dataset["labels"]] if "labels" in dataset.column_names else [])
+    scored = np.flatnonzero(gold)
+    prefix = f"eval_{split}"
+    output = trainer.predict(dataset.select(scored), metric_key_prefix=prefix) if len(scored) else None
+    unscored = np.setdiff1d(np.arange(dataset.num_rows), scored)
+    rest = dataset.remove_columns(["labels"]) if "labels" in dataset.column_names else dataset
+    preds = np.empty(dataset.num_rows, dtype=np.float32 if spec.is_regression else np.int64)
+    if len(scored):
+        preds[scored] = _predictions(spec, output.predictions)
+    if len(unscored):
+        preds[unscored] = _predictions(
+            spec, trainer.predict(rest.select(unscored), metric_key_prefix=prefix).predictions
+        )
     if len(preds) != raw_rows.num_rows:  # never write a submission whose rows do not match the input's
         raise RuntimeError(f"{len(preds)} predictions for the {raw_rows.num_rows} rows of the {split} split.")
     columns = raw_rows.column_names
@@ -556,8 +578,12 @@ def _predict(trainer: GPT1Trainer, spec: TaskSpec, split: str, dataset, raw_rows
         path = write_predictions(spec, preds.tolist(), trainer.args.output_dir, split, ids=ids, id_header=id_header)
     results[f"{split}_predictions"] = str(path)
     line = f"{split}: {len(preds)} predictions -> {path}"
-    if labelled:
-        metrics = output.metrics
-        results[split] = metrics
-        line = f"{_metrics_line(spec, split, metrics, len(preds), None)}; {len(preds)} predictions -> {path}"
+    if len(scored):
+        if ids is not None and spec.id_subsets:  # RACE-m and RACE-h, from the same predictions
+            output.metrics.update(_subset_accuracies(spec, split, [ids[i] for i in scored], preds[scored], output))
+        results[split] = output.metrics
+        line = f"{_metrics_line(spec, split, output.metrics, len(scored), None)}; {len(preds)} predictions -> {path}"
+        if len(unscored):
+            results[split][f"eval_{split}_unscored_rows"] = len(unscored)
+            line += f" ({len(unscored)} rows without a gold label predicted, not scored)"
     return line

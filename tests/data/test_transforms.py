@@ -249,7 +249,8 @@ def test_prepare_dataset_similarity_and_unlabelled_test_split(tokenizer):
 def test_prepare_dataset_multiple_choice(tokenizer):
     race = {"article": ["the cat sat"], "question": ["is good"], "options": [["a", "b c", "no", ""]], "answer": ["C"]}
     dataset, collator = prepare_dataset(datasets.Dataset.from_dict(race), tokenizer, "race")
-    assert dataset[0]["context"] == _ids(tokenizer, "the cat sat is good") and len(dataset[0]["choices"]) == 4
+    assert dataset[0]["context"] == _ids(tokenizer, "the cat sat") and len(dataset[0]["choices"]) == 4
+    assert dataset[0]["question"] == _ids(tokenizer, "is good")  # kept whole by the collator
     assert dataset[0]["choices"][3] == [] and dataset[0]["labels"] == 2
     assert collator(list(dataset))["input_ids"].shape[:2] == (1, 4)
 

@@ -649,15 +649,6 @@ def test_bad_input_pretrain_missing_and_empty_files(capsys, tmp_path, no_trainin
     assert "empty.txt" in err and "empty" in err
 
 
-def test_a_test_file_with_some_labels_is_refused(capsys, tiny_lm, tmp_path, no_training):
-    train = write_csv(tmp_path / "train.csv", ["sentence1", "sentence2", "label"], RTE_ROWS)
-    test = write_csv(
-        tmp_path / "test.csv", ["sentence1", "sentence2", "label"], [["a", "b", "entailment"], ["c", "d", ""]]
-    )
-    err = glue_error(capsys, [*csv_args(tiny_lm, tmp_path / "out", train), "--test_file", str(test)])
-    assert "1 of 2 test rows have a gold label" in err and "label all of them" in err
-
-
 def test_a_run_draws_its_learning_curves_and_reports_to_tensorboard(tiny_lm, glue_slice, tmp_path, capsys):
     pytest.importorskip("tensorboard", reason="tensorboard is not installed (pip install -e '.[tensorboard]')")
     out = tmp_path / "rte"
