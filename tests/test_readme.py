@@ -252,3 +252,30 @@ def test_the_performance_command_runs(tmp_path):
     run_readme_commands("## Performance", tmp_path, dict(os.environ))
     rows = json.loads((tmp_path / "benchmarks" / "results" / "cpu_training.json").read_text())["rows"]
     assert {row["task"] for row in rows} == {"finetune", "pretrain"} and all(row["ratio"] > 0 for row in rows)
+
+
+def test_the_reproduction_commands_run(tiny_lm, glue_slice, tmp_path):
+    """The "Reproducing the paper" block as written, in a folder with `glue_data` and `story_cloze`, each command with
+    a budget appended (argparse keeps the last value: one task, one seed, the tiny model, 48 rows)."""
+    (tmp_path / "glue_data").symlink_to(glue_slice)
+    (tmp_path / "story_cloze").mkdir()
+    for name in ("cloze_test_val__spring2016.csv", "cloze_test_test__spring2016.csv"):
+        story_cloze_csv(tmp_path / "story_cloze" / name, 40)
+    budget = [
+        "--tasks", "rte", "--seeds", "0", "--model_name_or_path", str(tiny_lm), "--max_train_samples", "48",
+        "--max_eval_samples", "16", "--num_train_epochs", "1", "--do_predict", "false", "--report_to", "none",
+    ]  # fmt: skip
+    commands = readme_commands("### Reproducing the paper (Tables 2–5)")
+    assert [c.split()[:3] for c in commands] == [["hf-gpt1", "reproduce", a] for a in ("plan", "run", "run", "report")]
+    printed = []
+    for command in commands:
+        argv = command.split()[1:] + (budget if " report " not in command else [])
+        done = subprocess.run(
+            [sys.executable, "-m", "hf_gpt1.commands", *argv], cwd=tmp_path, capture_output=True, text=True,
+            timeout=600,
+        )  # fmt: skip
+        assert done.returncode == 0, f"{command}\n{done.stdout[-2000:]}{done.stderr[-3000:]}"
+        printed.append(done.stdout)
+    report = (tmp_path / "runs" / "reproduce" / "REPORT.md").read_text()
+    assert "| 2 | RTE | full | 56.0 |" in report and "| 5 | RTE (acc) | no_aux_lm | 54.4 |" in report
+    assert "3 ran, 0 reused, 0 failed" in printed[1] and "0 ran, 3 reused, 0 failed" in printed[2]

@@ -1,13 +1,16 @@
-"""`hf-gpt1 reproduce report`: the paper's Tables 2–5 beside the runs that reproduce them.
+"""`hf-gpt1 reproduce plan | run | report`: the paper's Tables 2–5 from the original weights, beside the paper.
 
 Runs live in one folder, one per (task, condition, seed), each an ordinary `hf-gpt1 glue` / `multiple-choice` run:
 
     <output_dir>/<task>/<condition>/seed-<seed>/all_results.json
 
 `condition` is a key of `hf_gpt1.tools.paper_results.CONDITIONS` (`full`, `no_pretraining`: `--from_scratch`,
-`no_aux_lm`: `--lm_coef 0`). `report` reads every finished run, scores each published number of the chosen tables
-from them (in the paper's units), and writes `results.json` and `REPORT.md` beside the runs:
+`no_aux_lm`: `--lm_coef 0`, the last two on Table 5's tasks). `plan` lists the runs and their state; `run` runs what is
+not done (reusing finished runs, continuing unfinished ones) and reports; `report` reads every finished run, scores
+each published number of the chosen tables from them (in the paper's units), and writes `results.json` and
+`REPORT.md` beside the runs:
 
+    hf-gpt1 reproduce run --tasks rte,stsb,cola --seeds 0,1 --data_dir glue_data [any recipe argument]
     hf-gpt1 reproduce report --output_dir runs/reproduce [--tables 2,3,4,5]
 
 A row compares like with like only where the paper scored the same split of the same data: the GLUE columns are the
@@ -18,15 +21,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
+import subprocess
+import sys
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..data.atomic import write_json_atomic, write_text_atomic
+from ..data.fingerprint import file_digest
+from ..data.tasks import get_task
+from ..training.output_dir import RUN_FILE
 from .paper_results import CONDITIONS, PAPER_RESULTS, TABLE5_AVERAGES, TABLE5_TASKS, PaperResult
 
-__all__ = ["collect_runs", "main", "report_rows", "write_report"]
+__all__ = ["PlannedRun", "collect_runs", "execute", "main", "plan_runs", "report_rows", "run_state", "write_report"]
 
 RESULTS_FILE, REPORT_FILE = "results.json", "REPORT.md"
 # Datasets that are not the paper's any more: the Hub's QNLI is GLUE's revised version (2019).
@@ -158,17 +168,191 @@ def write_report(output_dir: str | Path, tables: Iterable[int] = (2, 3, 4, 5)) -
     return rows, averages, text
 
 
+# ------------------------------------------------------------------------------------------------ running the matrix
+
+ARGV_SUFFIX = ".argv.json"  # beside each run folder (the recipe wants its folder to itself): the arguments it got
+FAILURES_FILE = "failures.json"
+PAPER_BATCH = 32  # the fine-tuning batch of the paper (section 4.1), per run: one process each
+STORY_CLOZE_FILES = ("cloze_test_val__spring2016.csv", "cloze_test_test__spring2016.csv")
+CONDITION_FLAGS = {"full": [], "no_pretraining": ["--from_scratch", "true"], "no_aux_lm": ["--lm_coef", "0"]}
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    """One fine-tuning run of the matrix: `hf-gpt1 <recipe> <argv>` writing `folder`."""
+
+    task: str
+    condition: str
+    seed: int
+    recipe: str
+    folder: Path
+    argv: tuple[str, ...]
+
+
+def plan_runs(
+    tasks: Sequence[str],
+    conditions: Sequence[str],
+    seeds: Sequence[int],
+    output_dir: str | Path,
+    model_name_or_path: str,
+    data_dir: str | None = None,
+    story_cloze_dir: str | None = None,
+    extra: Sequence[str] = (),
+) -> list[PlannedRun]:
+    """The run matrix, task by task: each (task, condition, seed) with its recipe and arguments. Data comes from
+    `data_dir` (a GLUE folder) for the GLUE tasks when given, from `story_cloze_dir` for Story Cloze (always under
+    the original protocol), else from the task's Hub copy; `extra` arguments go to every run."""
+    runs = []
+    for name in tasks:
+        spec = get_task(name)
+        if spec.name == "story_cloze":
+            if story_cloze_dir is None:
+                raise ValueError(
+                    "story_cloze has no Hub copy with its columns: pass --story_cloze_dir, the folder of the two 2016 "
+                    f"CSVs ({' and '.join(STORY_CLOZE_FILES)}, from the ROCStories request form)."
+                )
+            train, test = (str(Path(story_cloze_dir) / name) for name in STORY_CLOZE_FILES)
+            data = ["--story_cloze_protocol", "true", "--train_file", train, "--test_file", test]
+        elif data_dir is not None and spec.glue_tsv is not None:
+            data = ["--data_dir", data_dir]
+        else:
+            data = []
+        recipe = "multiple-choice" if spec.format == "multiple_choice" else "glue"
+        batch = [] if "--per_device_train_batch_size" in extra else ["--per_device_train_batch_size", str(PAPER_BATCH)]
+        for condition in conditions:
+            for seed in seeds:
+                folder = Path(output_dir) / spec.name / condition / f"seed-{seed}"
+                argv = ["--task", spec.name, "--model_name_or_path", model_name_or_path, "--seed", str(seed),
+                        "--output_dir", str(folder), *data, *CONDITION_FLAGS[condition], *batch, *extra]  # fmt: skip
+                runs.append(PlannedRun(spec.name, condition, seed, recipe, folder, tuple(argv)))
+    return runs
+
+
+def run_state(run: PlannedRun) -> str:
+    """`done` (finished with these arguments on unchanged inputs: reused), `partial` (started with these arguments:
+    continued with --resume), `new`, or `other` (the folder holds a run with other arguments or changed inputs)."""
+    recorded = run.folder.parent / f"{run.folder.name}{ARGV_SUFFIX}"
+    if not recorded.is_file():
+        return "other" if run.folder.is_dir() and any(run.folder.iterdir()) else "new"
+    if tuple(json.loads(recorded.read_text())) != run.argv:
+        return "other"
+    if not (run.folder / "all_results.json").is_file():
+        return "partial"
+    identity = json.loads((run.folder / RUN_FILE).read_text())
+    for files in identity.get("inputs", {}).values():
+        for path, digest in files.items():
+            if not Path(path).is_file() or file_digest(path) != digest:
+                return "other"
+    return "done"
+
+
+def execute(runs: Sequence[PlannedRun], output_dir: str | Path, device: str = "cpu") -> dict[str, list]:
+    """Runs what is not done, one after another, each in its own process; returns `{"reused", "ran", "failed"}`.
+
+    A failed run is recorded (`failures.json`: its folder and last error line) and the queue goes on; Ctrl-C (or
+    SIGTERM, passed on) stops the current run (it saves a checkpoint, as any run does) and the queue, and the same
+    command continues where it stopped."""
+    outcome: dict[str, list] = {"reused": [], "ran": [], "failed": []}
+    env = {**os.environ, **({} if device == "cpu" else {"CUDA_VISIBLE_DEVICES": device})}
+    for number, run in enumerate(runs, start=1):
+        state = run_state(run)
+        where = f"[{number}/{len(runs)}] {run.task} {run.condition} seed {run.seed}"
+        if state == "done":
+            outcome["reused"].append(str(run.folder))
+            print(f"{where}: reused (finished with these arguments and inputs)", flush=True)
+            continue
+        if state == "other":
+            error = (f"{run.folder} holds a run with other arguments or changed inputs: move it away, or give "
+                     "another --output_dir")  # fmt: skip
+            outcome["failed"].append({"folder": str(run.folder), "error": error})
+            print(f"{where}: not run: {error}", flush=True)
+            continue
+        print(f"{where}: {'continuing' if state == 'partial' else 'running'} -> {run.folder}", flush=True)
+        write_json_atomic(run.folder.parent / f"{run.folder.name}{ARGV_SUFFIX}", list(run.argv))
+        argv = [*run.argv, "--resume", "true"] if state == "partial" else list(run.argv)
+        log = run.folder.parent / f"{run.folder.name}.log"
+        with open(log, "w", encoding="utf-8") as console:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "hf_gpt1.commands", run.recipe, *argv],
+                stdout=console, stderr=subprocess.STDOUT, env=env,
+            )  # fmt: skip
+            try:
+                returncode = process.wait()
+            except BaseException as stop:  # Ctrl-C reached the run too (the terminal's group); pass SIGTERM on
+                if not isinstance(stop, KeyboardInterrupt):
+                    process.terminate()
+                process.wait()  # the run checkpoints and stops
+                _record_failures(output_dir, outcome["failed"])
+                print(f"stopped at {where}; the same command continues from there", flush=True)
+                raise
+        if returncode == 0:
+            outcome["ran"].append(str(run.folder))
+        else:
+            lines = [line for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
+            error = next((line for line in reversed(lines) if line.startswith("error:")), lines[-1] if lines else "")
+            outcome["failed"].append({"folder": str(run.folder), "error": error, "log": str(log)})
+            print(f"{where}: failed: {error} (the queue goes on; its console: {log})", flush=True)
+    _record_failures(output_dir, outcome["failed"])
+    return outcome
+
+
+def _record_failures(output_dir: str | Path, failed: list) -> None:
+    write_json_atomic(Path(output_dir) / FAILURES_FILE, failed)
+
+
 def main(argv: Sequence[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(prog="hf-gpt1 reproduce", description=__doc__.split("\n\n")[0])
-    parser.add_argument("action", choices=["report"], help="report: the tables from the finished runs")
+    parser = argparse.ArgumentParser(
+        prog="hf-gpt1 reproduce",
+        description=__doc__.split("\n\n")[0],
+        epilog="Any other argument goes to every run (e.g. --max_train_samples 48 --num_train_epochs 1: a smoke run).",
+    )
+    parser.add_argument("action", choices=["plan", "run", "report"], help="plan: the runs and their state; run: "
+                        "run what is not done, then report; report: the tables from the finished runs")  # fmt: skip
     parser.add_argument("--output_dir", default="runs/reproduce", help="the runs' folder (<task>/<condition>/seed-N)")
     parser.add_argument("--tables", default="2,3,4,5", help="the paper's tables, comma-separated")
-    args = parser.parse_args(argv)
+    parser.add_argument("--tasks", help="these tasks instead of the tables' (package task names, comma-separated)")
+    parser.add_argument("--conditions", default=",".join(CONDITIONS), help=f"of {', '.join(CONDITIONS)}; the "
+                        "ablations run on Table 5's tasks only")  # fmt: skip
+    parser.add_argument("--seeds", default="0", help="comma-separated seeds, one run each")
+    parser.add_argument("--model_name_or_path", default="openai-community/openai-gpt", help="the pre-trained model")
+    parser.add_argument("--data_dir", help="a GLUE folder for the GLUE tasks (else their Hub copies)")
+    parser.add_argument("--story_cloze_dir", help="the folder of the two 2016 Story Cloze CSVs")
+    parser.add_argument("--device", default="cpu", help="cpu, or the GPU index the runs use (CUDA_VISIBLE_DEVICES)")
+    args, extra = parser.parse_known_args(argv)
     tables = args.tables.split(",")
     if not set(tables) <= {"2", "3", "4", "5"}:
         parser.error(f"--tables {args.tables}: the paper's result tables are 2, 3, 4 and 5 (e.g. --tables 2,5)")
-    if not Path(args.output_dir).is_dir():
-        parser.error(f"--output_dir {args.output_dir} is not a folder of runs (<task>/<condition>/seed-N)")
-    rows, averages, text = write_report(args.output_dir, [int(table) for table in tables])
+    tables = [int(table) for table in tables]
+    conditions = args.conditions.split(",")
+    if not set(conditions) <= set(CONDITIONS):
+        parser.error(f"--conditions {args.conditions}: choose among {', '.join(CONDITIONS)}")
+    if not all(seed.isdigit() for seed in args.seeds.split(",")):
+        parser.error(f"--seeds {args.seeds}: give non-negative integers, comma-separated (e.g. --seeds 0,1,2)")
+    if args.action == "report":
+        if not Path(args.output_dir).is_dir():
+            parser.error(f"--output_dir {args.output_dir} is not a folder of runs (<task>/<condition>/seed-N)")
+        rows, averages, text = write_report(args.output_dir, tables)
+        print(text, end="")
+        return {"rows": rows, "averages": averages}
+    if args.tasks:
+        tasks = [get_task(name).name for name in args.tasks.split(",")]
+    else:
+        tasks = list(dict.fromkeys(row.task for row in PAPER_RESULTS if row.table in tables))
+    planned = plan_runs(
+        tasks, conditions, [int(s) for s in args.seeds.split(",")], args.output_dir, args.model_name_or_path,
+        args.data_dir, args.story_cloze_dir, extra,
+    )  # fmt: skip
+    runs = [run for run in planned if run.condition == "full" or run.task in TABLE5_TASKS]
+    if args.action == "plan":
+        states = [run_state(run) for run in runs]
+        print(f"{len(runs)} runs ({len(tasks)} tasks × conditions × {len(args.seeds.split(','))} seed(s)) in "
+              f"{args.output_dir}: " + ", ".join(f"{states.count(s)} {s}" for s in dict.fromkeys(states)))  # fmt: skip
+        for run, state in zip(runs, states):
+            print(f"  {state:<8} hf-gpt1 {run.recipe} {' '.join(run.argv)}")
+        return {"runs": [str(run.folder) for run in runs], "states": states}
+    outcome = execute(runs, args.output_dir, args.device)
+    rows, averages, text = write_report(args.output_dir, tables)
     print(text, end="")
-    return {"rows": rows, "averages": averages}
+    print(f"{len(outcome['ran'])} ran, {len(outcome['reused'])} reused, {len(outcome['failed'])} failed "
+          f"({Path(args.output_dir) / FAILURES_FILE})")  # fmt: skip
+    return {**outcome, "rows": rows, "averages": averages}

@@ -77,3 +77,87 @@ def test_report_of_some_tables_and_bad_arguments(runs, capsys):
     with pytest.raises(SystemExit):
         main(["report", "--output_dir", str(runs), "--tables", "6"])
     assert "the paper's result tables are 2, 3, 4 and 5" in capsys.readouterr().err
+
+
+def test_run_executes_the_matrix_then_reuses_it_and_continues_what_is_missing(tiny_lm, glue_slice, tmp_path, capsys):
+    """The Done-when command of issue 30 on CPU: three GLUE tasks × two seeds from a tiny model, in minutes; then
+    again (all reused); then with one run's results gone (only that one runs again, with --resume)."""
+    from tests.utils import COMMON
+
+    out = tmp_path / "reproduce"
+    argv = [
+        "run", "--tasks", "rte,stsb,cola", "--seeds", "0,1", "--conditions", "full",
+        "--model_name_or_path", str(tiny_lm), "--data_dir", str(glue_slice), "--output_dir", str(out),
+        "--max_train_samples", "48", "--max_eval_samples", "16", "--num_train_epochs", "1", "--do_predict", "false",
+        *COMMON,
+    ]  # fmt: skip
+    first = main(argv)
+    assert len(first["ran"]) == 6 and not first["reused"] and not first["failed"], first["failed"]
+    rows = {(r["table"], r["column"]): r for r in first["rows"] if r["condition"] == "full"}
+    assert set(rows[(2, "RTE")]["seeds"]) == {"0", "1"} and rows[(4, "STSB (pc)")]["median"] is not None
+    assert "| 2 | RTE | full | 56.0 |" in capsys.readouterr().out
+    plan = main(["plan", *argv[1:]])
+    assert plan["states"] == ["done"] * 6
+    assert main(argv)["reused"] == first["ran"]
+    (out / "cola" / "full" / "seed-1" / "all_results.json").unlink()  # as if stopped before it finished
+    again = main(argv)
+    assert again["ran"] == [str(out / "cola" / "full" / "seed-1")] and len(again["reused"]) == 5
+    assert "Resuming from" in (out / "cola" / "full" / "seed-1.log").read_text()
+
+
+def test_a_run_folder_of_other_arguments_is_reported_and_the_queue_goes_on(tiny_lm, glue_slice, tmp_path):
+    from tests.utils import COMMON
+
+    out = tmp_path / "reproduce"
+    taken = out / "rte" / "full" / "seed-0"
+    taken.mkdir(parents=True)
+    (taken.parent / "seed-0.argv.json").write_text(json.dumps(["--task", "rte", "--seed", "9"]))
+    argv = [
+        "run", "--tasks", "rte", "--seeds", "0,1", "--conditions", "full", "--model_name_or_path", str(tiny_lm),
+        "--data_dir", str(glue_slice), "--output_dir", str(out), "--max_train_samples", "48",
+        "--max_eval_samples", "16", "--num_train_epochs", "1", "--do_predict", "false", *COMMON,
+    ]  # fmt: skip
+    outcome = main(argv)
+    assert [f["folder"] for f in outcome["failed"]] == [str(taken)] and "holds a run with other" in outcome["failed"][
+        0
+    ]["error"]
+    assert outcome["ran"] == [str(out / "rte" / "full" / "seed-1")]
+    assert json.loads((out / "failures.json").read_text()) == outcome["failed"]
+
+
+def test_story_cloze_without_its_files_is_one_line_before_any_run(tmp_path, capsys):
+    with pytest.raises(ValueError, match="story_cloze has no Hub copy with its columns: pass --story_cloze_dir"):
+        main(["plan", "--tables", "3", "--output_dir", str(tmp_path)])
+
+
+def test_ctrl_c_stops_the_queue_and_the_same_command_continues(tiny_lm, glue_slice, tmp_path):
+    """Ctrl-C in a terminal reaches the driver and its current run: the run checkpoints and stops, the queue stops,
+    and the same command then reuses what finished and continues the interrupted run."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.utils import COMMON
+
+    out = tmp_path / "reproduce"
+    argv = [
+        "reproduce", "run", "--tasks", "rte", "--seeds", "0,1", "--conditions", "full", "--model_name_or_path",
+        str(tiny_lm), "--data_dir", str(glue_slice), "--output_dir", str(out), "--max_train_samples", "96",
+        "--max_eval_samples", "16", "--num_train_epochs", "30", "--save_strategy", "steps", "--save_steps", "1",
+        "--eval_strategy", "no", "--do_predict", "false", *COMMON,
+    ]  # fmt: skip
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "hf_gpt1.commands", *argv], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True, start_new_session=True,
+    )  # fmt: skip
+    log = out / "rte" / "full" / "seed-0.log"
+    deadline = time.time() + 120
+    while "'loss'" not in (log.read_text() if log.is_file() else "") and time.time() < deadline:
+        time.sleep(0.5)
+    os.killpg(driver.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole foreground group
+    printed = driver.communicate(timeout=120)[0]
+    assert driver.returncode != 0 and "stopped at [1/2] rte full seed 0; the same command continues" in printed
+    assert not (out / "rte" / "full" / "seed-1").exists()  # the queue stopped
+    assert main(["plan", *argv[2:]])["states"] == ["partial", "new"]
