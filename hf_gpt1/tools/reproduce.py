@@ -22,9 +22,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import queue
 import statistics
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -246,54 +249,91 @@ def run_state(run: PlannedRun) -> str:
     return "done"
 
 
-def execute(runs: Sequence[PlannedRun], output_dir: str | Path, device: str = "cpu") -> dict[str, list]:
-    """Runs what is not done, one after another, each in its own process; returns `{"reused", "ran", "failed"}`.
+def execute(runs: Sequence[PlannedRun], output_dir: str | Path, devices: Sequence[str] = ("cpu",)) -> dict[str, list]:
+    """Runs what is not done, each in its own process, one at a time per device (`"cpu"` or a GPU index, given to
+    the run as `CUDA_VISIBLE_DEVICES`; a device named twice runs two at once); returns `{"reused", "ran", "failed"}`.
 
     A failed run is recorded (`failures.json`: its folder and last error line) and the queue goes on; Ctrl-C (or
-    SIGTERM, passed on) stops the current run (it saves a checkpoint, as any run does) and the queue, and the same
+    SIGTERM, passed on) stops the current runs (each saves a checkpoint, as any run does) and the queue, and the same
     command continues where it stopped."""
     outcome: dict[str, list] = {"reused": [], "ran": [], "failed": []}
-    env = {**os.environ, **({} if device == "cpu" else {"CUDA_VISIBLE_DEVICES": device})}
+    pending: queue.Queue = queue.Queue()
     for number, run in enumerate(runs, start=1):
-        state = run_state(run)
-        where = f"[{number}/{len(runs)}] {run.task} {run.condition} seed {run.seed}"
-        if state == "done":
-            outcome["reused"].append(str(run.folder))
-            print(f"{where}: reused (finished with these arguments and inputs)", flush=True)
-            continue
-        if state == "other":
-            error = (f"{run.folder} holds a run with other arguments or changed inputs: move it away, or give "
-                     "another --output_dir")  # fmt: skip
-            outcome["failed"].append({"folder": str(run.folder), "error": error})
-            print(f"{where}: not run: {error}", flush=True)
-            continue
-        print(f"{where}: {'continuing' if state == 'partial' else 'running'} -> {run.folder}", flush=True)
-        write_json_atomic(run.folder.parent / f"{run.folder.name}{ARGV_SUFFIX}", list(run.argv))
-        argv = [*run.argv, "--resume", "true"] if state == "partial" else list(run.argv)
-        log = run.folder.parent / f"{run.folder.name}.log"
-        with open(log, "w", encoding="utf-8") as console:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "hf_gpt1.commands", run.recipe, *argv],
-                stdout=console, stderr=subprocess.STDOUT, env=env,
-            )  # fmt: skip
-            try:
-                returncode = process.wait()
-            except BaseException as stop:  # Ctrl-C reached the run too (the terminal's group); pass SIGTERM on
-                if not isinstance(stop, KeyboardInterrupt):
-                    process.terminate()
-                process.wait()  # the run checkpoints and stops
-                _record_failures(output_dir, outcome["failed"])
-                print(f"stopped at {where}; the same command continues from there", flush=True)
-                raise
-        if returncode == 0:
-            outcome["ran"].append(str(run.folder))
-        else:
-            lines = [line for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
-            error = next((line for line in reversed(lines) if line.startswith("error:")), lines[-1] if lines else "")
-            outcome["failed"].append({"folder": str(run.folder), "error": error, "log": str(log)})
-            print(f"{where}: failed: {error} (the queue goes on; its console: {log})", flush=True)
+        pending.put((f"[{number}/{len(runs)}] {run.task} {run.condition} seed {run.seed}", run))
+    stopping, lock, running = threading.Event(), threading.Lock(), {}
+
+    def work(device: str, finished: threading.Event) -> None:
+        env = {**os.environ, **({} if device == "cpu" else {"CUDA_VISIBLE_DEVICES": device})}
+        try:
+            while not stopping.is_set():
+                try:
+                    where, run = pending.get_nowait()
+                except queue.Empty:
+                    return
+                key, entry = _run_one(run, where, env, running, stopping)
+                if key is not None:
+                    with lock:
+                        outcome[key].append(entry)
+        finally:
+            finished.set()
+
+    # Waited for by polling events: a Ctrl-C that interrupts Thread.join can leave the thread looking finished.
+    finished = [threading.Event() for _ in devices]
+    for device, event in zip(devices, finished):
+        threading.Thread(target=work, args=(device, event), daemon=True).start()
+    try:
+        while not all(event.is_set() for event in finished):
+            time.sleep(0.2)
+    except BaseException as stop:  # Ctrl-C reached the runs too (the terminal's group); pass SIGTERM on
+        stopping.set()
+        if not isinstance(stop, KeyboardInterrupt):
+            for process in list(running.values()):
+                process.terminate()
+        while not all(event.is_set() for event in finished):  # each run checkpoints and stops
+            time.sleep(0.2)
+        _record_failures(output_dir, outcome["failed"])
+        print("stopped; the same command continues where the queue stopped", flush=True)
+        raise
     _record_failures(output_dir, outcome["failed"])
     return outcome
+
+
+def _run_one(
+    run: PlannedRun, where: str, env: dict, running: dict, stopping: threading.Event
+) -> tuple[str | None, Any]:
+    """One run of the queue: `(outcome key, entry)`, or `(None, None)` for a run stopped by Ctrl-C or SIGTERM."""
+    state = run_state(run)
+    if state == "done":
+        print(f"{where}: reused (finished with these arguments and inputs)", flush=True)
+        return "reused", str(run.folder)
+    if state == "other":
+        error = (f"{run.folder} holds a run with other arguments or changed inputs: move it away, or give another "
+                 "--output_dir")  # fmt: skip
+        print(f"{where}: not run: {error}", flush=True)
+        return "failed", {"folder": str(run.folder), "error": error}
+    print(f"{where}: {'continuing' if state == 'partial' else 'running'} -> {run.folder}", flush=True)
+    write_json_atomic(run.folder.parent / f"{run.folder.name}{ARGV_SUFFIX}", list(run.argv))
+    argv = [*run.argv, "--resume", "true"] if state == "partial" else list(run.argv)
+    log = run.folder.parent / f"{run.folder.name}.log"
+    with open(log, "w", encoding="utf-8") as console:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "hf_gpt1.commands", run.recipe, *argv],
+            stdout=console,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+        running[where] = process
+        returncode = process.wait()
+        running.pop(where)
+    if stopping.is_set():
+        print(f"{where}: stopped", flush=True)
+        return None, None
+    if returncode == 0:
+        return "ran", str(run.folder)
+    lines = [line for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
+    error = next((line for line in reversed(lines) if line.startswith("error:")), lines[-1] if lines else "")
+    print(f"{where}: failed: {error} (the queue goes on; its console: {log})", flush=True)
+    return "failed", {"folder": str(run.folder), "error": error, "log": str(log)}
 
 
 def _record_failures(output_dir: str | Path, failed: list) -> None:
@@ -317,7 +357,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
     parser.add_argument("--model_name_or_path", default="openai-community/openai-gpt", help="the pre-trained model")
     parser.add_argument("--data_dir", help="a GLUE folder for the GLUE tasks (else their Hub copies)")
     parser.add_argument("--story_cloze_dir", help="the folder of the two 2016 Story Cloze CSVs")
-    parser.add_argument("--device", default="cpu", help="cpu, or the GPU index the runs use (CUDA_VISIBLE_DEVICES)")
+    parser.add_argument("--devices", default="cpu", help="one run at a time on each: cpu, or GPU indices (0,1,...)")
     args, extra = parser.parse_known_args(argv)
     tables = args.tables.split(",")
     if not set(tables) <= {"2", "3", "4", "5"}:
@@ -350,7 +390,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
         for run, state in zip(runs, states):
             print(f"  {state:<8} hf-gpt1 {run.recipe} {' '.join(run.argv)}")
         return {"runs": [str(run.folder) for run in runs], "states": states}
-    outcome = execute(runs, args.output_dir, args.device)
+    outcome = execute(runs, args.output_dir, args.devices.split(","))
     rows, averages, text = write_report(args.output_dir, tables)
     print(text, end="")
     print(f"{len(outcome['ran'])} ran, {len(outcome['reused'])} reused, {len(outcome['failed'])} failed "

@@ -106,6 +106,7 @@ def test_run_executes_the_matrix_then_reuses_it_and_continues_what_is_missing(ti
 
 
 def test_a_run_folder_of_other_arguments_is_reported_and_the_queue_goes_on(tiny_lm, glue_slice, tmp_path):
+    """Two workers on the CPU (`--devices cpu,cpu`): one finds a folder of other arguments, the other runs."""
     from tests.utils import COMMON
 
     out = tmp_path / "reproduce"
@@ -114,7 +115,7 @@ def test_a_run_folder_of_other_arguments_is_reported_and_the_queue_goes_on(tiny_
     (taken.parent / "seed-0.argv.json").write_text(json.dumps(["--task", "rte", "--seed", "9"]))
     argv = [
         "run", "--tasks", "rte", "--seeds", "0,1", "--conditions", "full", "--model_name_or_path", str(tiny_lm),
-        "--data_dir", str(glue_slice), "--output_dir", str(out), "--max_train_samples", "48",
+        "--data_dir", str(glue_slice), "--output_dir", str(out), "--max_train_samples", "48", "--devices", "cpu,cpu",
         "--max_eval_samples", "16", "--num_train_epochs", "1", "--do_predict", "false", *COMMON,
     ]  # fmt: skip
     outcome = main(argv)
@@ -158,6 +159,7 @@ def test_ctrl_c_stops_the_queue_and_the_same_command_continues(tiny_lm, glue_sli
         time.sleep(0.5)
     os.killpg(driver.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole foreground group
     printed = driver.communicate(timeout=120)[0]
-    assert driver.returncode != 0 and "stopped at [1/2] rte full seed 0; the same command continues" in printed
+    assert driver.returncode != 0 and "[1/2] rte full seed 0: stopped" in printed
+    assert "stopped; the same command continues where the queue stopped" in printed
     assert not (out / "rte" / "full" / "seed-1").exists()  # the queue stopped
     assert main(["plan", *argv[2:]])["states"] == ["partial", "new"]
