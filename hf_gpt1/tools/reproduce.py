@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..data.atomic import write_json_atomic, write_text_atomic
+from ..data.files import glue_file
 from ..data.fingerprint import file_digest
 from ..data.tasks import get_task
 from ..training.output_dir import RUN_FILE
@@ -217,6 +218,15 @@ def plan_runs(
             train, test = (str(Path(story_cloze_dir) / name) for name in STORY_CLOZE_FILES)
             data = ["--story_cloze_protocol", "true", "--train_file", train, "--test_file", test]
         elif data_dir is not None and spec.glue_tsv is not None:
+            layout = spec.glue_tsv  # the labelled files a run trains and evaluates on must be there
+            labelled = [split for split in layout.files if not split.startswith("test")]
+            missing = [split for split in labelled if not glue_file(data_dir, layout, split).is_file()]
+            if missing:
+                raise ValueError(
+                    f"--data_dir {data_dir} has no {layout.folder}/{layout.files[missing[0]]}: add the "
+                    f"task's GLUE files, or drop {spec.name} from --tasks / --tables (without --data_dir, the GLUE "
+                    f"tasks are read from the Hub, {spec.hub[0]})."
+                )
             data = ["--data_dir", data_dir]
         else:
             data = []

@@ -163,3 +163,11 @@ def test_ctrl_c_stops_the_queue_and_the_same_command_continues(tiny_lm, glue_sli
     assert "stopped; the same command continues where the queue stopped" in printed
     assert not (out / "rte" / "full" / "seed-1").exists()  # the queue stopped
     assert main(["plan", *argv[2:]])["states"] == ["partial", "new"]
+
+
+def test_a_glue_task_missing_from_data_dir_is_one_line_before_any_run(glue_slice, tmp_path):
+    with pytest.raises(
+        ValueError, match=r"--data_dir .* has no MRPC/train.tsv: add the task's GLUE files, or drop mrpc"
+    ):
+        main(["run", "--tasks", "rte,mrpc", "--data_dir", str(glue_slice), "--output_dir", str(tmp_path / "out")])
+    assert not (tmp_path / "out").exists()
