@@ -239,8 +239,10 @@ def test_cuda_defaults_tf32_and_batches_copied_without_blocking(tmp_path, monkey
 
 
 def test_retained_cpu_memory_is_reused_without_page_faults():
-    """A freed 64 MiB tensor's pages serve the next one instead of being faulted in again (in a fresh process: the
-    setting is process-wide)."""
+    """A freed 64 MiB tensor's pages serve the next ones instead of being faulted in again (in a fresh process: the
+    setting is process-wide). Without the setting every allocation faults all its pages; with it, after the first
+    allocations the heap serves them without faults — not always from the very next one (observed: 0 to 2 of them
+    still faulting), so the fewest faults of five allocations is compared."""
     code = """
 import resource, torch
 from hf_gpt1.training.memory import retain_freed_cpu_memory
@@ -249,16 +251,16 @@ def faults_of_an_allocation():
     torch.ones(1 << 24).sum()
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
 faults_of_an_allocation()
-plain = faults_of_an_allocation()
+plain = min(faults_of_an_allocation() for _ in range(5))
 applied = retain_freed_cpu_memory()
 faults_of_an_allocation()  # the first allocation after the switch grows the heap
-print(plain, applied, faults_of_an_allocation())
+print(plain, applied, min(faults_of_an_allocation() for _ in range(5)))
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO_ROOT)
     plain, applied, retained = out.stdout.split()
     if applied != "True":
         pytest.skip("retain_freed_cpu_memory needs glibc")
-    assert int(plain) > 10_000  # 16,384 pages of 4 KiB, faulted in on every allocation
+    assert int(plain) > 10_000  # 16,384 pages of 4 KiB, faulted in on every one of the five allocations
     assert int(retained) < 100
 
 
