@@ -216,6 +216,12 @@ def plan_runs(
                     f"CSVs ({' and '.join(STORY_CLOZE_FILES)}, from the ROCStories request form)."
                 )
             train, test = (str(Path(story_cloze_dir) / name) for name in STORY_CLOZE_FILES)
+            absent = [path for path in (train, test) if not Path(path).is_file()]
+            if absent:
+                raise ValueError(
+                    f"--story_cloze_dir {story_cloze_dir} has no {Path(absent[0]).name}: put the two 2016 CSVs there "
+                    "under their original names (the ROCStories request form sends them)."
+                )
             data = ["--story_cloze_protocol", "true", "--train_file", train, "--test_file", test]
         elif data_dir is not None and spec.glue_tsv is not None:
             layout = spec.glue_tsv  # the labelled files a run trains and evaluates on must be there

@@ -129,6 +129,10 @@ def test_a_run_folder_of_other_arguments_is_reported_and_the_queue_goes_on(tiny_
 def test_story_cloze_without_its_files_is_one_line_before_any_run(tmp_path, capsys):
     with pytest.raises(ValueError, match="story_cloze has no Hub copy with its columns: pass --story_cloze_dir"):
         main(["plan", "--tables", "3", "--output_dir", str(tmp_path)])
+    (tmp_path / "sc").mkdir()
+    (tmp_path / "sc" / "cloze_test_val__spring2016.csv").write_text("InputStoryid\n")
+    with pytest.raises(ValueError, match="--story_cloze_dir .*sc has no cloze_test_test__spring2016.csv: put the two"):
+        main(["plan", "--tables", "3", "--story_cloze_dir", str(tmp_path / "sc"), "--output_dir", str(tmp_path)])
 
 
 def test_ctrl_c_stops_the_queue_and_the_same_command_continues(tiny_lm, glue_slice, tmp_path):
