@@ -18,8 +18,16 @@ from hf_gpt1.data.files import load_task_splits
 from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
 from hf_gpt1.training.arguments import ModelArguments
 from hf_gpt1.training.finetune import build_model
-from tests.tools.hub_standin import HubStandIn
-from tests.utils import REPO_ROOT, SENTENCES, shared_data, story_cloze_csv, tiny_config_for, write_glue_slice
+from tests.tools.hub_standin import HubStandIn, online_env
+from tests.utils import (
+    REPO_ROOT,
+    SENTENCES,
+    openai_gpt_folder,
+    shared_data,
+    story_cloze_csv,
+    tiny_config_for,
+    write_glue_slice,
+)
 
 
 def readme_blocks(section: str, language: str = "python") -> list[str]:
@@ -93,19 +101,6 @@ def test_the_first_run_section_runs(tmp_path):
 HUB_ROWS = {"train": 48, "validation": 16, "test": 16}  # rows of each split in the stand-in's copy of GLUE
 
 
-def openai_gpt_folder(folder: Path) -> Path:
-    """A tiny `openai-gpt` checkpoint in transformers' own format: OpenAIGPT classes, the original 40,478-token BPE as
-    vocab.json + merges.txt; 6 blocks so that `--transfer_layers 6` has them."""
-    from transformers import OpenAIGPTConfig, OpenAIGPTLMHeadModel
-
-    bpe = shared_data("gpt1_bpe")
-    config = OpenAIGPTConfig(vocab_size=40478, n_positions=512, n_embd=16, n_layer=6, n_head=2)
-    OpenAIGPTLMHeadModel(config).save_pretrained(folder)
-    (folder / "vocab.json").write_bytes((bpe / "encoder_bpe_40000.json").read_bytes())
-    (folder / "merges.txt").write_bytes((bpe / "vocab_40000.bpe").read_bytes())
-    return folder
-
-
 def glue_hub_files(folder: Path) -> dict[str, bytes]:
     """`nyu-mll/glue`'s layout (a README declaring the configs, parquet files per config and split) for RTE and SST-2,
     each split the first `HUB_ROWS` rows of the real GLUE files, test labels -1 as on the Hub."""
@@ -138,13 +133,6 @@ def hub(tmp_path_factory):
         hub.add_repo("openai-community/openai-gpt", openai_gpt_folder(root / "openai-gpt"))
         hub.add_repo("nyu-mll/glue", glue_hub_files(root / "glue"), kind="dataset")
         yield hub
-
-
-def online_env(hub: HubStandIn, home: Path) -> dict[str, str]:
-    """A user's environment: the Hub reachable (the stand-in), an empty cache, this environment's commands first."""
-    online = {var: "0" for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE")}
-    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
-    return {**os.environ, **online, "HF_ENDPOINT": hub.endpoint, "HF_HOME": str(home), "PATH": path}
 
 
 def test_the_using_it_examples_run(hub, tmp_path):
@@ -261,15 +249,19 @@ def test_the_reproduction_commands_run(tiny_lm, glue_slice, tmp_path):
     (tmp_path / "story_cloze").mkdir()
     for name in ("cloze_test_val__spring2016.csv", "cloze_test_test__spring2016.csv"):
         story_cloze_csv(tmp_path / "story_cloze" / name, 40)
+    (tmp_path / "glue_server.json").write_text(json.dumps({"RTE": 53.1}))
     budget = [
         "--tasks", "rte", "--seeds", "0", "--model_name_or_path", str(tiny_lm), "--max_train_samples", "48",
-        "--max_eval_samples", "16", "--num_train_epochs", "1", "--do_predict", "false", "--report_to", "none",
+        "--max_eval_samples", "16", "--num_train_epochs", "1", "--report_to", "none",
     ]  # fmt: skip
     commands = readme_commands("### Reproducing the paper (Tables 2–5)")
-    assert [c.split()[:3] for c in commands] == [["hf-gpt1", "reproduce", a] for a in ("plan", "run", "run", "report")]
+    actions = ("prefetch", "plan", "run", "run", "submit-pack", "report")
+    assert [c.split()[:3] for c in commands] == [["hf-gpt1", "reproduce", a] for a in actions]
     printed = []
-    for command in commands:
-        argv = command.split()[1:] + (budget if " report " not in command else [])
+    for command, action in zip(commands, actions):
+        # the zip of one task's predictions: the others (--partial) were not run on this budget
+        after = {"report": [], "submit-pack": ["--partial"]}.get(action, budget)
+        argv = command.split()[1:] + after
         done = subprocess.run(
             [sys.executable, "-m", "hf_gpt1.commands", *argv], cwd=tmp_path, capture_output=True, text=True,
             timeout=600,
@@ -278,4 +270,6 @@ def test_the_reproduction_commands_run(tiny_lm, glue_slice, tmp_path):
         printed.append(done.stdout)
     report = (tmp_path / "runs" / "reproduce" / "REPORT.md").read_text()
     assert "| 2 | RTE | full | 56.0 |" in report and "| 5 | RTE (acc) | no_aux_lm | 54.4 |" in report
-    assert "3 ran, 0 reused, 0 failed" in printed[1] and "0 ran, 3 reused, 0 failed" in printed[2]
+    assert "3 ran, 0 reused, 0 failed" in printed[2] and "0 ran, 3 reused, 0 failed" in printed[3]
+    assert "glue_submission.zip: 1 file for the GLUE server" in printed[4]
+    assert "| 2 | RTE | full | 56.0 |" in report and "| 53.1 | -2.9 |" in report

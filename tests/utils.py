@@ -130,3 +130,16 @@ def story_cloze_csv(path: Path, n: int) -> Path:
         writer.writerow(columns)
         writer.writerows([f"s{i}", "a", "b", "c", "d", "e", "f", 1 + i % 2] for i in range(n))
     return path
+
+
+def openai_gpt_folder(folder: Path, n_layer: int = 6) -> Path:
+    """A tiny `openai-gpt` checkpoint in transformers' own format: OpenAIGPT classes, the original 40,478-token BPE as
+    vocab.json + merges.txt; 6 blocks by default, so that `--transfer_layers 6` has them."""
+    from transformers import OpenAIGPTConfig, OpenAIGPTLMHeadModel
+
+    bpe = shared_data("gpt1_bpe")
+    config = OpenAIGPTConfig(vocab_size=40478, n_positions=512, n_embd=16, n_layer=n_layer, n_head=2)
+    OpenAIGPTLMHeadModel(config).save_pretrained(folder)
+    (folder / "vocab.json").write_bytes((bpe / "encoder_bpe_40000.json").read_bytes())
+    (folder / "merges.txt").write_bytes((bpe / "vocab_40000.bpe").read_bytes())
+    return folder

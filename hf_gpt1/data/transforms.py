@@ -23,12 +23,15 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 import datasets
+import numpy as np
+import pyarrow.compute as pc
 import torch
 from transformers import PreTrainedTokenizerBase
 
 from ..formats import (
     IGNORE_INDEX,
     SPECIAL_TOKEN_FIELDS,
+    SPECIAL_TOKENS_PER_SEQUENCE,
     check_max_length,
     classification,
     entailment,
@@ -49,6 +52,8 @@ __all__ = [
     "entailment",
     "multiple_choice",
     "prepare_dataset",
+    "rows_to_truncate",
+    "segment_lengths",
     "similarity",
 ]
 
@@ -550,3 +555,33 @@ def prepare_dataset(
 
 def _has_label(label: object) -> bool:
     return label is not None
+
+
+def segment_lengths(dataset: datasets.Dataset, format: str) -> list[np.ndarray]:
+    """Each row's segment lengths in tokens, special tokens excluded: `[text]`, `[a, b]`, or `[context, (question,)
+    longest answer]` for multiple choice (every answer's sequence is padded to the longest one's). Read from the
+    token columns with Arrow, through a filter's index mapping, without turning rows into Python lists."""
+    table = dataset.with_format("arrow")[:]
+
+    def lengths(column) -> np.ndarray:
+        return pc.list_value_length(column).to_numpy(zero_copy_only=False).astype(np.int64)
+
+    if format == "multiple_choice":
+        choices = table["choices"].combine_chunks()
+        longest = np.zeros(table.num_rows, dtype=np.int64)
+        np.maximum.at(longest, pc.list_parent_indices(choices).to_numpy(), lengths(pc.list_flatten(choices)))
+        question = [lengths(table["question"])] if "question" in table.column_names else []
+        return [lengths(table["context"]), *question, longest]
+    return [lengths(table[name]) for name in ("segment_a", "segment_b") if name in table.column_names]
+
+
+def rows_to_truncate(dataset: datasets.Dataset, format: str, max_length: int, segment_cap: int | None) -> int:
+    """How many rows the collator will shorten: a sequence over `max_length` tokens with the format's special tokens,
+    or a segment over `segment_cap`."""
+    if dataset.num_rows == 0:
+        return 0
+    segments = segment_lengths(dataset, format)
+    cap = max_length if segment_cap is None else segment_cap
+    over_cap = np.logical_or.reduce([segment > cap for segment in segments])
+    total = sum(np.minimum(segment, cap) for segment in segments) + SPECIAL_TOKENS_PER_SEQUENCE[format]
+    return int((over_cap | (total > max_length)).sum())

@@ -1,20 +1,20 @@
-"""`hf-gpt1 reproduce plan | run | report`: the paper's Tables 2–5 from the original weights, beside the paper.
+"""`hf-gpt1 reproduce plan | prefetch | run | report | submit-pack`: the paper's Tables 2–5 from the original
+weights, beside the paper.
 
 Runs live in one folder, one per (task, condition, seed), each an ordinary `hf-gpt1 glue` / `multiple-choice` run:
 
     <output_dir>/<task>/<condition>/seed-<seed>/all_results.json
 
 `condition` is a key of `hf_gpt1.tools.paper_results.CONDITIONS` (`full`, `no_pretraining`: `--from_scratch`,
-`no_aux_lm`: `--lm_coef 0`, the last two on Table 5's tasks). `plan` lists the runs and their state; `run` runs what is
-not done (reusing finished runs, continuing unfinished ones) and reports; `report` reads every finished run, scores
-each published number of the chosen tables from them (in the paper's units), and writes `results.json` and
-`REPORT.md` beside the runs:
+`no_aux_lm`: `--lm_coef 0`, the last two on Table 5's tasks). `plan` resolves the model and every task's data (its
+source, rows, fingerprint and how many rows the tokenizer makes too long) and lists the runs and their state;
+`prefetch` downloads the model and the Hub datasets into the Hugging Face cache, for a GPU host without the Hub; `run`
+runs what is not done (reusing finished runs, continuing unfinished ones) and reports; `report` scores each published
+number of the chosen tables from the finished runs and writes `results.json` and `REPORT.md` beside them
+(`hf_gpt1.tools.reproduce_report`); `submit-pack` zips the GLUE test predictions for the GLUE server:
 
     hf-gpt1 reproduce run --tasks rte,stsb,cola --seeds 0,1 --data_dir glue_data [any recipe argument]
-    hf-gpt1 reproduce report --output_dir runs/reproduce [--tables 2,3,4,5]
-
-A row compares like with like only where the paper scored the same split of the same data: the GLUE columns are the
-GLUE test server's, so a dev-set number sits beside them without a Δ; QNLI's dataset changed since the paper.
+    hf-gpt1 reproduce report --output_dir runs/reproduce [--tables 2,3,4,5] [--glue_test_results server.json]
 """
 
 from __future__ import annotations
@@ -23,167 +23,164 @@ import argparse
 import json
 import os
 import queue
-import statistics
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..data.atomic import write_json_atomic, write_text_atomic
-from ..data.files import glue_file
-from ..data.fingerprint import file_digest
-from ..data.tasks import get_task
+import datasets
+
+from ..data.atomic import write_json_atomic
+from ..data.files import glue_file, load_task_splits
+from ..data.fingerprint import file_digest, rows_digest
+from ..data.hub_access import hub_access
+from ..data.tasks import TaskSpec, get_task
 from ..training.output_dir import RUN_FILE
-from .paper_results import CONDITIONS, PAPER_RESULTS, TABLE5_AVERAGES, TABLE5_TASKS, PaperResult
+from .paper_results import CONDITIONS, PAPER_RESULTS, TABLE5_TASKS
+from .reproduce_report import pack_glue_submission, write_report
 
-__all__ = ["PlannedRun", "collect_runs", "execute", "main", "plan_runs", "report_rows", "run_state", "write_report"]
+__all__ = ["PlannedRun", "TaskData", "execute", "main", "plan_runs", "resolve_data", "resolve_model", "run_state"]
 
-RESULTS_FILE, REPORT_FILE = "results.json", "REPORT.md"
-# Datasets that are not the paper's any more: the Hub's QNLI is GLUE's revised version (2019).
-DATASET_CHANGED = {"qnli": "dataset changed since the paper (GLUE's revised QNLI)"}
-
-
-def collect_runs(output_dir: str | Path) -> dict[tuple[str, str], dict[int, dict[str, Any]]]:
-    """`{(task, condition): {seed: all_results}}` for every finished run under `output_dir`."""
-    runs: dict[tuple[str, str], dict[int, dict[str, Any]]] = {}
-    for path in sorted(Path(output_dir).glob("*/*/seed-*/all_results.json")):
-        seed_dir = path.parent
-        task, condition = seed_dir.parent.parent.name, seed_dir.parent.name
-        if condition not in CONDITIONS or not seed_dir.name.removeprefix("seed-").isdigit():
-            continue
-        runs.setdefault((task, condition), {})[int(seed_dir.name.removeprefix("seed-"))] = json.loads(path.read_text())
-    return runs
+STORY_CLOZE_FILES = ("cloze_test_val__spring2016.csv", "cloze_test_test__spring2016.csv")
+# What `prefetch` downloads of a model repository: its config, tokenizer and safetensors weights (openai-gpt's
+# repository also holds TensorFlow and Rust copies of the weights, which a run never reads).
+MODEL_FILES = ["*.json", "*.txt", "*.safetensors"]
 
 
-def our_score(row: PaperResult, results: Mapping[str, Any]) -> tuple[float, str] | None:
-    """One run's number for the paper's `row`, in the paper's units (× 100), and the split it was measured on: the
-    labelled test split where the run scored one (SNLI, SciTail, RACE, Story Cloze), else the validation split(s)
-    (GLUE's dev sets; MNLI's matched and mismatched). None when the run has no such score."""
-    metric = row.metric
-    if row.task == "mnli":
-        parts = {s: _metric(results, f"validation_{s}", "accuracy") for s in ("matched", "mismatched")}
-        if metric == "accuracy_mean":
-            return (100 * statistics.mean(parts.values()), "validation") if None not in parts.values() else None
-        value = parts.get(metric.removeprefix("accuracy_"))
-        return (100 * value, f"validation_{metric.removeprefix('accuracy_')}") if value is not None else None
-    for split in ("test", "validation"):
-        value = _metric(results, split, metric)
-        if value is not None:
-            return 100 * value, split
-    return None
+# ------------------------------------------------------------------------------------------------ the inputs
 
 
-def _metric(results: Mapping[str, Any], split: str, metric: str) -> float | None:
-    value = results.get(split, {}).get(f"eval_{split}_{metric}") if isinstance(results.get(split), dict) else None
-    return float(value) if isinstance(value, int | float) else None
+@dataclass(frozen=True)
+class TaskData:
+    """Where one task's rows come from: [`load_task_splits`]' arguments and the flags that tell a run the same.
+
+    Args:
+        spec (`TaskSpec`): The task.
+        source (`Mapping[str, Any]`): `data_dir`, or `files` and `story_cloze_protocol`; empty for the Hub copy.
+        flags (`tuple[str, ...]`): The run's arguments that name the same data.
+    """
+
+    spec: TaskSpec
+    source: Mapping[str, Any] = field(default_factory=dict)
+    flags: tuple[str, ...] = ()
+
+    @property
+    def where(self) -> str:
+        if "data_dir" in self.source:
+            return f"{self.source['data_dir']}/{self.spec.glue_tsv.folder}"
+        if "files" in self.source:
+            return str(Path(self.source["files"]["train"]).parent)
+        return f"the Hub copy {'/'.join(filter(None, self.spec.hub))}"
 
 
-def report_rows(
-    runs: Mapping[tuple[str, str], Mapping[int, Mapping[str, Any]]], tables: Iterable[int] = (2, 3, 4, 5)
-) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
-    """The report: one row per published number of `tables` (`table`, `task`, `column`, `condition`, `metric`,
-    `split`, `paper`, `paper_split`, `source`, `seeds`, `median`, `like_for_like`, `delta`, `note`), and Table 5's
-    average per condition (`ours` over the medians of its eight tasks when all are there, `paper`)."""
-    rows = []
-    for published in (r for r in PAPER_RESULTS if r.table in set(tables)):
-        seeds: dict[str, float] = {}  # by seed, as JSON keys
-        split = None
-        for seed, results in sorted(runs.get((published.task, published.condition), {}).items()):
-            scored = our_score(published, results)
-            if scored is not None:
-                seeds[str(seed)], split = round(scored[0], 2), scored[1]
-        same_split = split is not None and split.startswith("test") and published.split == "test"
-        note = DATASET_CHANGED.get(published.task) or (
-            "the paper's column is the GLUE test server; ours is the dev set"
-            if published.split == "glue_test_server"
-            else ""
-        )
-        like = same_split and published.task not in DATASET_CHANGED
-        median = round(statistics.median(seeds.values()), 2) if seeds else None
-        rows.append(
-            {
-                "table": published.table,
-                "task": published.task,
-                "column": published.column,
-                "condition": published.condition,
-                "metric": published.metric,
-                "split": split,
-                "paper": published.value,
-                "paper_split": published.split,
-                "source": published.source,
-                "seeds": seeds,
-                "median": median,
-                "like_for_like": like,
-                "delta": round(median - published.value, 2) if like and median is not None else None,
-                "note": note,
-            }
-        )
-    averages = {}
-    if 5 in set(tables):
-        for condition, paper in TABLE5_AVERAGES.items():
-            medians = {r["task"]: r["median"] for r in rows if r["table"] == 5 and r["condition"] == condition}
-            complete = all(medians.get(task) is not None for task in TABLE5_TASKS)
-            averages[condition] = {
-                "paper": paper,
-                "ours": round(statistics.mean(medians[t] for t in TABLE5_TASKS), 2) if complete else None,
-                "tasks": len([t for t in TABLE5_TASKS if medians.get(t) is not None]),
-            }
-    return rows, averages
+def task_data(spec: TaskSpec, data_dir: str | None = None, story_cloze_dir: str | None = None) -> TaskData:
+    """The data a run of `spec` reads: the GLUE folder `data_dir` for a GLUE task, the two 2016 CSVs in
+    `story_cloze_dir` for Story Cloze (always the original protocol), else the task's Hub copy. Local files that are
+    missing are refused here, with the flag that names them."""
+    if spec.name == "story_cloze":
+        if story_cloze_dir is None:
+            raise ValueError(
+                "story_cloze has no Hub copy with its columns: pass --story_cloze_dir, the folder of the two 2016 "
+                f"CSVs ({' and '.join(STORY_CLOZE_FILES)}, from the ROCStories request form)."
+            )
+        train, test = (str(Path(story_cloze_dir) / name) for name in STORY_CLOZE_FILES)
+        absent = [path for path in (train, test) if not Path(path).is_file()]
+        if absent:
+            raise ValueError(
+                f"--story_cloze_dir {story_cloze_dir} has no {Path(absent[0]).name}: put the two 2016 CSVs there "
+                "under their original names (the ROCStories request form sends them)."
+            )
+        source = {"files": {"train": train, "test": test}, "story_cloze_protocol": True}
+        return TaskData(spec, source, ("--story_cloze_protocol", "true", "--train_file", train, "--test_file", test))
+    if data_dir is not None and spec.glue_tsv is not None:
+        layout = spec.glue_tsv  # the labelled files a run trains and evaluates on must be there
+        labelled = [split for split in layout.files if not split.startswith("test")]
+        missing = [split for split in labelled if not glue_file(data_dir, layout, split).is_file()]
+        if missing:
+            raise ValueError(
+                f"--data_dir {data_dir} has no {layout.folder}/{layout.files[missing[0]]}: add the task's GLUE "
+                f"files, or drop {spec.name} from --tasks / --tables (without --data_dir, the GLUE tasks are read "
+                f"from the Hub, {spec.hub[0]})."
+            )
+        return TaskData(spec, {"data_dir": data_dir}, ("--data_dir", data_dir))
+    return TaskData(spec)
 
 
-def _markdown(rows: Sequence[Mapping[str, Any]], averages: Mapping[str, Mapping[str, Any]]) -> str:
-    lines = [
-        "# GPT-1, Tables 2–5: the paper beside this reproduction",
-        "",
-        "Paper: Radford et al. 2018, the PDF's tables (source column). Ours: the median over seeds, in the paper's "
-        "units. Δ only where the split and the dataset are the paper's.",
-        "",
-        "| table | column | condition | paper | ours (median) | seeds | split | Δ | note |",
-        "|---|---|---|---:|---:|---|---|---:|---|",
-    ]
-    for r in rows:
-        seeds = " ".join(f"{v:.1f}" for v in r["seeds"].values()) or "—"
-        ours = "—" if r["median"] is None else f"{r['median']:.1f}"
-        delta = "" if r["delta"] is None else f"{r['delta']:+.1f}"
-        lines.append(
-            f"| {r['table']} | {r['column']} | {r['condition']} | {r['paper']:.1f} | {ours} | {seeds} | "
-            f"{r['split'] or '—'} | {delta} | {r['note']} |"
-        )
-    if averages:
-        lines += ["", "Table 5, Avg. Score (8 tasks; MNLI the mean of matched and mismatched):", ""]
-        lines += ["| condition | paper | ours | tasks |", "|---|---:|---:|---:|"]
-        for condition, a in averages.items():
-            ours = "—" if a["ours"] is None else f"{a['ours']:.1f}"
-            lines.append(f"| {condition} | {a['paper']:.1f} | {ours} | {a['tasks']} of 8 |")
-    return "\n".join(lines) + "\n"
+def resolve_data(data: TaskData) -> datasets.DatasetDict:
+    """The task's splits as its runs will read them (a Hub copy from the Hugging Face cache when it is there)."""
+    hub = "/".join(filter(None, data.spec.hub or ()))
+    with hub_access(
+        f"{data.spec.name}: its data is the Hub copy {hub}, not in this machine's Hugging Face cache",
+        "run `hf-gpt1 reproduce prefetch` with the same --tables / --tasks where the Hub is reachable, with this "
+        "HF_HOME (or copy its cache here)"
+        + (", or pass --data_dir with the GLUE files" if data.spec.glue_tsv else ""),
+    ):
+        return load_task_splits(data.spec, **data.source)[0]
 
 
-def write_report(output_dir: str | Path, tables: Iterable[int] = (2, 3, 4, 5)) -> tuple[list, dict, str]:
-    """Reads the runs under `output_dir`, writes `results.json` and `REPORT.md` there (each whole or not at all), and
-    returns the rows, the averages and the Markdown table."""
-    rows, averages = report_rows(collect_runs(output_dir), tables)
-    text = _markdown(rows, averages)
-    write_json_atomic(Path(output_dir) / RESULTS_FILE, {"rows": rows, "averages": averages})
-    write_text_atomic(Path(output_dir) / REPORT_FILE, text)
-    return rows, averages, text
+def resolve_model(name_or_path: str, revision: str | None = None) -> tuple[str, str]:
+    """`(folder, label)`: a local model folder as it is; a Hub id downloaded (or found in the cache) at `revision`
+    (default: the current `main`) as the snapshot folder of its commit, so that every run of a reproduction reads the
+    same weights. The label names the commit: `openai-community/openai-gpt@<sha>`."""
+    if Path(name_or_path).is_dir():
+        if revision is not None:
+            raise ValueError(f"--model_revision {revision} names a Hub commit; {name_or_path} is a local folder.")
+        return name_or_path, name_or_path
+    from huggingface_hub import snapshot_download
+
+    with hub_access(
+        f"--model_name_or_path {name_or_path}: not in this machine's Hugging Face cache",
+        "run `hf-gpt1 reproduce prefetch` where the Hub is reachable, with this HF_HOME, or give a local folder",
+    ):
+        folder = snapshot_download(name_or_path, revision=revision, allow_patterns=MODEL_FILES)
+    return folder, f"{name_or_path}@{Path(folder).name}"
+
+
+def _data_lines(
+    data: TaskData, splits: datasets.DatasetDict, tokenizer: Any, limits: argparse.Namespace, n_positions: int
+) -> tuple[str, dict[str, Any]]:
+    """One task's plan line (source, rows and rows too long per split, fingerprint) and its record."""
+    from ..data.transforms import prepare_dataset, rows_to_truncate
+    from ..formats import story_cloze_segment_cap
+
+    spec = data.spec
+    max_length = limits.max_seq_length or n_positions
+    cap = limits.segment_cap
+    if cap is None and data.source.get("story_cloze_protocol"):
+        cap = story_cloze_segment_cap(max_length)
+    counts = {}
+    for split, rows in splits.items():
+        limit = limits.max_train_samples if split == "train" else limits.max_eval_samples
+        if limit is not None and not split.startswith("test"):
+            rows = rows.select(range(min(limit, rows.num_rows)))
+        tokenized, _ = prepare_dataset(
+            rows, tokenizer, spec, drop_unlabeled=not split.startswith("test"), max_length=max_length,
+            **({"segment_cap": cap} if spec.format == "multiple_choice" else {}),
+        )  # fmt: skip
+        cut = rows_to_truncate(tokenized, spec.format, max_length, cap if spec.format == "multiple_choice" else None)
+        counts[split] = {"rows": rows.num_rows, "too_long": cut}
+    digest = rows_digest(splits)
+    parts = ", ".join(f"{split} {c['rows']:,} ({c['too_long']:,} too long)" for split, c in counts.items())
+    line = f"  {spec.name:<12} {data.where}: {parts}; rows sha256 {digest[:12]}"
+    return line, {"source": data.where, "splits": counts, "sha256": digest, "max_length": max_length}
 
 
 # ------------------------------------------------------------------------------------------------ running the matrix
 
-ARGV_SUFFIX = ".argv.json"  # beside each run folder (the recipe wants its folder to itself): the arguments it got
+RECORD_SUFFIX = ".argv.json"  # beside each run folder (the recipe wants its folder to itself): what it was given
 FAILURES_FILE = "failures.json"
-PAPER_BATCH = 32  # the fine-tuning batch of the paper (section 4.1), per run: one process each
-STORY_CLOZE_FILES = ("cloze_test_val__spring2016.csv", "cloze_test_test__spring2016.csv")
+PAPER_BATCH = 32  # the fine-tuning batch of the paper (section 4.1); each run is one process
 CONDITION_FLAGS = {"full": [], "no_pretraining": ["--from_scratch", "true"], "no_aux_lm": ["--lm_coef", "0"]}
 
 
 @dataclass(frozen=True)
 class PlannedRun:
-    """One fine-tuning run of the matrix: `hf-gpt1 <recipe> <argv>` writing `folder`."""
+    """One fine-tuning run of the matrix: `hf-gpt1 <recipe> <argv>` writing `folder`, on data whose rows digest to
+    `data_sha256` (when resolved)."""
 
     task: str
     condition: str
@@ -191,70 +188,67 @@ class PlannedRun:
     recipe: str
     folder: Path
     argv: tuple[str, ...]
+    data_sha256: str | None = None
+
+
+def batch_flags(extra: Sequence[str]) -> list[str]:
+    """The flags that make a run's batch the paper's 32 examples per update: `--per_device_train_batch_size 32`, or
+    the per-device size that gives 32 with the `--gradient_accumulation_steps` in `extra`. A batch in `extra` that
+    cannot make 32 is refused (each run is one process, so per device × accumulation is the whole batch)."""
+    given = argparse.ArgumentParser(add_help=False)
+    given.add_argument("--per_device_train_batch_size", type=int)
+    given.add_argument("--gradient_accumulation_steps", type=int, default=1)
+    known, _ = given.parse_known_args(list(extra))
+    per_device, steps = known.per_device_train_batch_size, known.gradient_accumulation_steps
+    if per_device is None and steps >= 1 and PAPER_BATCH % steps == 0:
+        return ["--per_device_train_batch_size", str(PAPER_BATCH // steps)]
+    if per_device is not None and per_device * steps == PAPER_BATCH:
+        return []
+    raise ValueError(
+        f"--per_device_train_batch_size {per_device or '(32)'} × --gradient_accumulation_steps {steps} is not the "
+        f"paper's batch of {PAPER_BATCH} examples (section 4.1; each run of reproduce is one process): give sizes "
+        "whose product is 32, e.g. --per_device_train_batch_size 8 --gradient_accumulation_steps 4."
+    )
 
 
 def plan_runs(
-    tasks: Sequence[str],
+    data: Sequence[TaskData],
     conditions: Sequence[str],
     seeds: Sequence[int],
     output_dir: str | Path,
     model_name_or_path: str,
-    data_dir: str | None = None,
-    story_cloze_dir: str | None = None,
     extra: Sequence[str] = (),
 ) -> list[PlannedRun]:
-    """The run matrix, task by task: each (task, condition, seed) with its recipe and arguments. Data comes from
-    `data_dir` (a GLUE folder) for the GLUE tasks when given, from `story_cloze_dir` for Story Cloze (always under
-    the original protocol), else from the task's Hub copy; `extra` arguments go to every run."""
+    """The run matrix, task by task: each (task, condition, seed) with its recipe and arguments (the task's data
+    flags, the condition's, the paper's batch, then `extra`, which goes to every run)."""
     runs = []
-    for name in tasks:
-        spec = get_task(name)
-        if spec.name == "story_cloze":
-            if story_cloze_dir is None:
-                raise ValueError(
-                    "story_cloze has no Hub copy with its columns: pass --story_cloze_dir, the folder of the two 2016 "
-                    f"CSVs ({' and '.join(STORY_CLOZE_FILES)}, from the ROCStories request form)."
-                )
-            train, test = (str(Path(story_cloze_dir) / name) for name in STORY_CLOZE_FILES)
-            absent = [path for path in (train, test) if not Path(path).is_file()]
-            if absent:
-                raise ValueError(
-                    f"--story_cloze_dir {story_cloze_dir} has no {Path(absent[0]).name}: put the two 2016 CSVs there "
-                    "under their original names (the ROCStories request form sends them)."
-                )
-            data = ["--story_cloze_protocol", "true", "--train_file", train, "--test_file", test]
-        elif data_dir is not None and spec.glue_tsv is not None:
-            layout = spec.glue_tsv  # the labelled files a run trains and evaluates on must be there
-            labelled = [split for split in layout.files if not split.startswith("test")]
-            missing = [split for split in labelled if not glue_file(data_dir, layout, split).is_file()]
-            if missing:
-                raise ValueError(
-                    f"--data_dir {data_dir} has no {layout.folder}/{layout.files[missing[0]]}: add the "
-                    f"task's GLUE files, or drop {spec.name} from --tasks / --tables (without --data_dir, the GLUE "
-                    f"tasks are read from the Hub, {spec.hub[0]})."
-                )
-            data = ["--data_dir", data_dir]
-        else:
-            data = []
+    batch = batch_flags(extra)
+    for task in data:
+        spec = task.spec
         recipe = "multiple-choice" if spec.format == "multiple_choice" else "glue"
-        batch = [] if "--per_device_train_batch_size" in extra else ["--per_device_train_batch_size", str(PAPER_BATCH)]
         for condition in conditions:
             for seed in seeds:
                 folder = Path(output_dir) / spec.name / condition / f"seed-{seed}"
                 argv = ["--task", spec.name, "--model_name_or_path", model_name_or_path, "--seed", str(seed),
-                        "--output_dir", str(folder), *data, *CONDITION_FLAGS[condition], *batch, *extra]  # fmt: skip
+                        "--output_dir", str(folder), *task.flags, *CONDITION_FLAGS[condition], *batch,
+                        *extra]  # fmt: skip
                 runs.append(PlannedRun(spec.name, condition, seed, recipe, folder, tuple(argv)))
     return runs
 
 
 def run_state(run: PlannedRun) -> str:
     """`done` (finished with these arguments on unchanged inputs: reused), `partial` (started with these arguments:
-    continued with --resume), `new`, or `other` (the folder holds a run with other arguments or changed inputs)."""
-    recorded = run.folder.parent / f"{run.folder.name}{ARGV_SUFFIX}"
+    continued with --resume), `new`, or `other` (the folder holds a run with other arguments or other data)."""
+    recorded = _record_path(run)
     if not recorded.is_file():
         return "other" if run.folder.is_dir() and any(run.folder.iterdir()) else "new"
-    if tuple(json.loads(recorded.read_text())) != run.argv:
+    record = json.loads(recorded.read_text())
+    if isinstance(record, list):  # the arguments alone, as written before the data's digest was recorded
+        record = {"argv": record}
+    if tuple(record.get("argv", ())) != run.argv:
         return "other"
+    if None not in (record.get("data_sha256"), run.data_sha256) and record["data_sha256"] != run.data_sha256:
+        return "other"  # the same arguments on other rows: a Hub copy that changed, a GLUE file replaced
     if not (run.folder / "all_results.json").is_file():
         return "partial"
     identity = json.loads((run.folder / RUN_FILE).read_text())
@@ -263,6 +257,10 @@ def run_state(run: PlannedRun) -> str:
             if not Path(path).is_file() or file_digest(path) != digest:
                 return "other"
     return "done"
+
+
+def _record_path(run: PlannedRun) -> Path:
+    return run.folder.parent / f"{run.folder.name}{RECORD_SUFFIX}"
 
 
 def execute(runs: Sequence[PlannedRun], output_dir: str | Path, devices: Sequence[str] = ("cpu",)) -> dict[str, list]:
@@ -323,12 +321,12 @@ def _run_one(
         print(f"{where}: reused (finished with these arguments and inputs)", flush=True)
         return "reused", str(run.folder)
     if state == "other":
-        error = (f"{run.folder} holds a run with other arguments or changed inputs: move it away, or give another "
+        error = (f"{run.folder} holds a run with other arguments or other data: move it away, or give another "
                  "--output_dir")  # fmt: skip
         print(f"{where}: not run: {error}", flush=True)
         return "failed", {"folder": str(run.folder), "error": error}
     print(f"{where}: {'continuing' if state == 'partial' else 'running'} -> {run.folder}", flush=True)
-    write_json_atomic(run.folder.parent / f"{run.folder.name}{ARGV_SUFFIX}", list(run.argv))
+    write_json_atomic(_record_path(run), {"argv": list(run.argv), "data_sha256": run.data_sha256})
     argv = [*run.argv, "--resume", "true"] if state == "partial" else list(run.argv)
     log = run.folder.parent / f"{run.folder.name}.log"
     with open(log, "w", encoding="utf-8") as console:
@@ -361,54 +359,140 @@ def main(argv: Sequence[str] | None = None) -> dict:
         prog="hf-gpt1 reproduce",
         description=__doc__.split("\n\n")[0],
         epilog="Any other argument goes to every run (e.g. --max_train_samples 48 --num_train_epochs 1: a smoke run).",
+        allow_abbrev=False,
     )
-    parser.add_argument("action", choices=["plan", "run", "report"], help="plan: the runs and their state; run: "
-                        "run what is not done, then report; report: the tables from the finished runs")  # fmt: skip
+    parser.add_argument("action", choices=["plan", "prefetch", "run", "report", "submit-pack"], help="plan: the "
+                        "model, the data and the runs with their state; prefetch: download the model and the Hub "
+                        "datasets into the Hugging Face cache; run: run what is not done, then report; report: the "
+                        "tables from the finished runs; submit-pack: the GLUE server's zip of test "
+                        "predictions")  # fmt: skip
     parser.add_argument("--output_dir", default="runs/reproduce", help="the runs' folder (<task>/<condition>/seed-N)")
     parser.add_argument("--tables", default="2,3,4,5", help="the paper's tables, comma-separated")
     parser.add_argument("--tasks", help="these tasks instead of the tables' (package task names, comma-separated)")
-    parser.add_argument("--conditions", default=",".join(CONDITIONS), help=f"of {', '.join(CONDITIONS)}; the "
-                        "ablations run on Table 5's tasks only")  # fmt: skip
-    parser.add_argument("--seeds", default="0", help="comma-separated seeds, one run each")
+    parser.add_argument("--conditions", help=f"of {', '.join(CONDITIONS)} (default: all); the "
+                        "ablations run on Table 5's tasks only (submit-pack: the one condition to pack, default "
+                        "full)")  # fmt: skip
+    parser.add_argument("--seeds", help="comma-separated seeds, one run each (default 0; submit-pack: the seed to "
+                        "pack, default each task's median run)")  # fmt: skip
     parser.add_argument("--model_name_or_path", default="openai-community/openai-gpt", help="the pre-trained model")
+    parser.add_argument("--model_revision", help="the Hub commit of the model (default: main, resolved once and "
+                        "pinned for every run)")  # fmt: skip
     parser.add_argument("--data_dir", help="a GLUE folder for the GLUE tasks (else their Hub copies)")
     parser.add_argument("--story_cloze_dir", help="the folder of the two 2016 Story Cloze CSVs")
     parser.add_argument("--devices", default="cpu", help="one run at a time on each: cpu, or GPU indices (0,1,...)")
+    parser.add_argument("--glue_test_results", help="report: a JSON file of the GLUE server's scores of your "
+                        'submission, by leaderboard column ({"RTE": 56.0, "MRPC": "82.3/75.7", ...})')  # fmt: skip
+    parser.add_argument("--partial", action="store_true", help="submit-pack: pack the tasks that ran, without the "
+                        "others (the server wants all 11 files)")  # fmt: skip
     args, extra = parser.parse_known_args(argv)
     tables = args.tables.split(",")
     if not set(tables) <= {"2", "3", "4", "5"}:
         parser.error(f"--tables {args.tables}: the paper's result tables are 2, 3, 4 and 5 (e.g. --tables 2,5)")
     tables = [int(table) for table in tables]
-    conditions = args.conditions.split(",")
+    conditions = (args.conditions or ",".join(CONDITIONS)).split(",")
     if not set(conditions) <= set(CONDITIONS):
         parser.error(f"--conditions {args.conditions}: choose among {', '.join(CONDITIONS)}")
-    if not all(seed.isdigit() for seed in args.seeds.split(",")):
+    if args.seeds is not None and not all(seed.isdigit() for seed in args.seeds.split(",")):
         parser.error(f"--seeds {args.seeds}: give non-negative integers, comma-separated (e.g. --seeds 0,1,2)")
+    seeds = [int(seed) for seed in (args.seeds or "0").split(",")]
+    if args.action in ("report", "submit-pack") and not Path(args.output_dir).is_dir():
+        parser.error(f"--output_dir {args.output_dir} is not a folder of runs (<task>/<condition>/seed-N)")
     if args.action == "report":
-        if not Path(args.output_dir).is_dir():
-            parser.error(f"--output_dir {args.output_dir} is not a folder of runs (<task>/<condition>/seed-N)")
-        rows, averages, text = write_report(args.output_dir, tables)
+        rows, averages, text = write_report(args.output_dir, tables, args.glue_test_results)
         print(text, end="")
         return {"rows": rows, "averages": averages}
-    if args.tasks:
-        tasks = [get_task(name).name for name in args.tasks.split(",")]
-    else:
-        tasks = list(dict.fromkeys(row.task for row in PAPER_RESULTS if row.table in tables))
-    planned = plan_runs(
-        tasks, conditions, [int(s) for s in args.seeds.split(",")], args.output_dir, args.model_name_or_path,
-        args.data_dir, args.story_cloze_dir, extra,
-    )  # fmt: skip
-    runs = [run for run in planned if run.condition == "full" or run.task in TABLE5_TASKS]
+    if args.action == "submit-pack":
+        if len(seeds) > 1 or (args.conditions and len(conditions) > 1):
+            parser.error("submit-pack packs one submission: give one --seeds value (or none) and one --conditions")
+        condition = conditions[0] if args.conditions else "full"
+        seed = seeds[0] if args.seeds else None
+        zipped, record = pack_glue_submission(args.output_dir, condition, seed, args.partial)
+        for name, entry in record["files"].items():
+            print(f"  {name:<12} {entry['run']} (validation {entry['validation_score']})")
+        missing = f"; not packed: {', '.join(record['missing'])}" if record["missing"] else ""
+        count = len(record["files"])
+        print(f"{zipped}: {count} file{'' if count == 1 else 's'} for the GLUE server (gluebenchmark.com){missing}")
+        return {"zip": str(zipped), **record}
+
+    names = args.tasks.split(",") if args.tasks else [row.task for row in PAPER_RESULTS if row.table in tables]
+    # every local input is checked before anything is downloaded or run
+    data = [task_data(get_task(name), args.data_dir, args.story_cloze_dir) for name in dict.fromkeys(names)]
+    batch_flags(extra)
+    model_path, model_label = resolve_model(args.model_name_or_path, args.model_revision)
+    print(f"model: {model_label}" + ("" if model_label == model_path else f" ({model_path})"), flush=True)
+    splits = {task.spec.name: resolve_data(task) for task in data}  # every dataset, before any run starts
+    if args.action == "prefetch":
+        return _prefetched(data, splits, model_label, model_path)
+    digests = {name: rows_digest(rows) for name, rows in splits.items()}
+    planned = plan_runs(data, conditions, seeds, args.output_dir, model_path, extra)
+    runs = [
+        replace(run, data_sha256=digests[run.task])
+        for run in planned
+        if run.condition == "full" or run.task in TABLE5_TASKS
+    ]
     if args.action == "plan":
-        states = [run_state(run) for run in runs]
-        print(f"{len(runs)} runs ({len(tasks)} tasks × conditions × {len(args.seeds.split(','))} seed(s)) in "
-              f"{args.output_dir}: " + ", ".join(f"{states.count(s)} {s}" for s in dict.fromkeys(states)))  # fmt: skip
-        for run, state in zip(runs, states):
-            print(f"  {state:<8} hf-gpt1 {run.recipe} {' '.join(run.argv)}")
-        return {"runs": [str(run.folder) for run in runs], "states": states}
+        return _print_plan(data, splits, runs, model_path, extra, args.output_dir)
     outcome = execute(runs, args.output_dir, args.devices.split(","))
-    rows, averages, text = write_report(args.output_dir, tables)
+    rows, averages, text = write_report(args.output_dir, tables, args.glue_test_results)
     print(text, end="")
     print(f"{len(outcome['ran'])} ran, {len(outcome['reused'])} reused, {len(outcome['failed'])} failed "
           f"({Path(args.output_dir) / FAILURES_FILE})")  # fmt: skip
     return {**outcome, "rows": rows, "averages": averages}
+
+
+def _print_plan(
+    data: Sequence[TaskData],
+    splits: Mapping[str, datasets.DatasetDict],
+    runs: Sequence[PlannedRun],
+    model_path: str,
+    extra: Sequence[str],
+    output_dir: str,
+) -> dict[str, Any]:
+    """Prints the data (rows, rows too long for the model with its tokenizer, fingerprints) and the runs."""
+    from transformers import AutoConfig
+
+    from ..tokenization_gpt1 import add_gpt1_special_tokens, load_gpt1_tokenizer
+
+    limits = argparse.ArgumentParser(add_help=False)
+    for flag in ("--max_seq_length", "--segment_cap", "--max_train_samples", "--max_eval_samples"):
+        limits.add_argument(flag, type=int)
+    limits = limits.parse_known_args(list(extra))[0]
+    tokenizer = load_gpt1_tokenizer(model_path)
+    add_gpt1_special_tokens(tokenizer)
+    n_positions = AutoConfig.from_pretrained(model_path).n_positions  # an openai-gpt or a gpt1 config
+    print(f"data (rows per split, and how many are longer than {limits.max_seq_length or n_positions} tokens with "
+          "the model's tokenizer and are cut):")  # fmt: skip
+    records = {}
+    for task in data:
+        line, records[task.spec.name] = _data_lines(task, splits[task.spec.name], tokenizer, limits, n_positions)
+        print(line, flush=True)
+    states = [run_state(run) for run in runs]
+    tasks = len({run.task for run in runs})
+    print(f"{len(runs)} runs ({tasks} tasks × conditions × seeds) in {output_dir}, at a batch of {PAPER_BATCH} "
+          "(one process each): " + ", ".join(f"{states.count(s)} {s}" for s in dict.fromkeys(states)))  # fmt: skip
+    for run, state in zip(runs, states):
+        print(f"  {state:<8} hf-gpt1 {run.recipe} {' '.join(run.argv)}")
+    return {"runs": [str(run.folder) for run in runs], "states": states, "data": records, "model": model_path}
+
+
+def _prefetched(
+    data: Sequence[TaskData], splits: Mapping[str, datasets.DatasetDict], model_label: str, model_path: str
+) -> dict[str, Any]:
+    """Says what `prefetch` put in the cache (the model was downloaded by `resolve_model`, the datasets by
+    `resolve_data`) and how a host without the Hub uses it."""
+    from huggingface_hub import constants
+
+    for task in data:
+        rows = ", ".join(f"{split} {part.num_rows:,}" for split, part in splits[task.spec.name].items())
+        print(f"  {task.spec.name:<12} {task.where}: {rows}")
+    hub = [task.spec.name for task in data if not task.source]
+    print(
+        f"prefetched {model_label} and {len(hub)} Hub dataset(s) into {constants.HF_HUB_CACHE} and "
+        f"{datasets.config.HF_DATASETS_CACHE}; on a host without the Hub, set HF_HOME to a copy of "
+        f"{constants.HF_HOME}, HF_HUB_OFFLINE=1 and HF_DATASETS_OFFLINE=1, and run the same command with run "
+        f"(--model_revision {Path(model_path).name} pins this commit)"
+        if model_label != model_path
+        else f"prefetched {len(hub)} Hub dataset(s) into {datasets.config.HF_DATASETS_CACHE}"
+    )
+    counts = {name: {split: part.num_rows for split, part in rows.items()} for name, rows in splits.items()}
+    return {"model": model_path, "datasets": counts}

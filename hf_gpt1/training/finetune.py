@@ -28,8 +28,8 @@ from ..data.files import check_unique_ids, load_task_splits, task_folder
 from ..data.metrics import baseline_name, load_metric, prediction_warnings, score_with_baselines
 from ..data.submissions import write_glue_submission, write_predictions
 from ..data.tasks import TaskSpec, get_task
-from ..data.transforms import prepare_dataset
-from ..formats import SPECIAL_TOKENS_PER_SEQUENCE, story_cloze_segment_cap
+from ..data.transforms import prepare_dataset, rows_to_truncate
+from ..formats import story_cloze_segment_cap
 from ..modeling_gpt1 import GPT1ForMultipleChoice, GPT1ForSequenceClassification, GPT1PreTrainedModel
 from ..tokenization_gpt1 import add_gpt1_special_tokens, load_gpt1_tokenizer
 from .arguments import (
@@ -121,7 +121,7 @@ def run_finetuning(
         compute_metrics=_metric_fn(spec),
     )
     with claimed(args, identity):
-        print_start(trainer, title)
+        print_start(trainer, title, _batch_note(args))
         train_result = None
         if args.do_train:
             train_result = trainer.train(resume_from_checkpoint=resume_checkpoint(args))
@@ -154,6 +154,27 @@ def run_finetuning(
             results["warnings"] = warnings
             lines += [f"warning: {w}" for w in warnings]
         return save_results(trainer, title, results, lines, train_result, started)
+
+
+PAPER_BATCH = 32  # the paper's fine-tuning batch (section 4.1)
+
+
+def _batch_note(args: GPT1TrainingArguments) -> list[str]:
+    """A launch on several processes whose global batch is not the paper's 32 says so, with the flag that gives 32:
+    `--per_device_train_batch_size` is per process, so 8 GPUs at the default train at 256."""
+    world, steps = max(args.world_size, 1), args.gradient_accumulation_steps
+    total = args.per_device_train_batch_size * world * steps
+    if not args.do_train or world == 1 or total == PAPER_BATCH:
+        return []
+    fix = (
+        f"--per_device_train_batch_size {PAPER_BATCH // (world * steps)} gives it"
+        if PAPER_BATCH % (world * steps) == 0
+        else f"no per-device size gives it on {world} processes × {steps} accumulation"
+    )
+    return [
+        f"note: the paper fine-tunes at a batch of {PAPER_BATCH}; this run's global batch is {total} "
+        f"({args.per_device_train_batch_size} per device × {world} processes × {steps} accumulation): {fix}."
+    ]
 
 
 def _metrics_line(spec: TaskSpec, split: str, metrics: dict, rows: int, limit: int | None) -> str:
@@ -461,7 +482,7 @@ def _tokenize(
             spec.label_column,
         )
     cap = segment_cap if spec.format == "multiple_choice" else None
-    truncated = _rows_to_truncate(dataset, spec.format, max_length, cap)
+    truncated = rows_to_truncate(dataset, spec.format, max_length, cap)
     if truncated:
         logger.warning(
             "%s: %d of %d rows are longer than %d tokens%s and are truncated (special tokens kept%s); "
@@ -515,36 +536,6 @@ def _metric_fn(spec: TaskSpec):
         return {**scores, "clf_loss": clf_loss.item()}
 
     return compute
-
-
-def _segment_lengths(dataset: datasets.Dataset, format: str) -> list[np.ndarray]:
-    """Each row's segment lengths in tokens, special tokens excluded: `[text]`, `[a, b]`, or `[context, (question,)
-    longest answer]` for multiple choice (every answer's sequence is padded to the longest one's). Read from the
-    token columns with Arrow, through a filter's index mapping, without turning rows into Python lists."""
-    table = dataset.with_format("arrow")[:]
-
-    def lengths(column) -> np.ndarray:
-        return pc.list_value_length(column).to_numpy(zero_copy_only=False).astype(np.int64)
-
-    if format == "multiple_choice":
-        choices = table["choices"].combine_chunks()
-        longest = np.zeros(table.num_rows, dtype=np.int64)
-        np.maximum.at(longest, pc.list_parent_indices(choices).to_numpy(), lengths(pc.list_flatten(choices)))
-        question = [lengths(table["question"])] if "question" in table.column_names else []
-        return [lengths(table["context"]), *question, longest]
-    return [lengths(table[name]) for name in ("segment_a", "segment_b") if name in table.column_names]
-
-
-def _rows_to_truncate(dataset: datasets.Dataset, format: str, max_length: int, segment_cap: int | None) -> int:
-    """How many rows the collator will shorten: a sequence over `max_length` tokens with the format's special tokens,
-    or a segment over `segment_cap`."""
-    if dataset.num_rows == 0:
-        return 0
-    segments = _segment_lengths(dataset, format)
-    cap = max_length if segment_cap is None else segment_cap
-    over_cap = np.logical_or.reduce([segment > cap for segment in segments])
-    total = sum(np.minimum(segment, cap) for segment in segments) + SPECIAL_TOKENS_PER_SEQUENCE[format]
-    return int((over_cap | (total > max_length)).sum())
 
 
 def _predict(trainer: GPT1Trainer, spec: TaskSpec, split: str, dataset, raw_rows, results: dict[str, Any]) -> str:

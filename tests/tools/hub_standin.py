@@ -14,7 +14,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import re
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -213,3 +215,10 @@ def _handler(hub: HubStandIn) -> type[BaseHTTPRequestHandler]:
             self._send(200, content, {"X-Repo-Commit": hub.commits[repo], "ETag": f'"{etag}"'})
 
     return Handler
+
+
+def online_env(hub: HubStandIn, home: Path) -> dict[str, str]:
+    """A user's environment: the Hub reachable (the stand-in), an empty cache, this environment's commands first."""
+    online = {var: "0" for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE")}
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    return {**os.environ, **online, "HF_ENDPOINT": hub.endpoint, "HF_HOME": str(home), "PATH": path}

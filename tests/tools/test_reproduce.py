@@ -4,6 +4,7 @@ averages (MNLI the mean of matched and mismatched), and the golden REPORT.md."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -59,9 +60,10 @@ def test_report_rows_follow_the_comparability_rules(runs, capsys):
     assert averages["full"] == {
         "paper": 74.7,
         "ours": pytest.approx((40 + 90 + 80 + 81 + 70 + 80.5 + 87 + 60) / 8, abs=0.005),
+        "test_server": None,
         "tasks": 8,
     }
-    assert averages["no_aux_lm"] == {"paper": 75.0, "ours": None, "tasks": 1}
+    assert averages["no_aux_lm"] == {"paper": 75.0, "ours": None, "test_server": None, "tasks": 1}
     results = json.loads((runs / "results.json").read_text())
     assert len(results["rows"]) == len(report["rows"]) and set(results["averages"]) == {
         "full",
@@ -69,6 +71,105 @@ def test_report_rows_follow_the_comparability_rules(runs, capsys):
         "no_aux_lm",
     }
     assert (runs / "REPORT.md").read_text() == GOLDEN.read_text() and capsys.readouterr().out == GOLDEN.read_text()
+
+
+SERVER = {"CoLA": 41.0, "SST-2": 90.5, "MRPC": "81.0/74.2", "STS-B": "80.0/79.1", "QQP": "69.0/88.0",
+          "MNLI-m": 80.2, "MNLI-mm": 79.6, "QNLI": 86.0, "RTE": 53.1}  # fmt: skip
+
+
+def test_glue_test_server_scores_fill_the_papers_columns(runs, tmp_path):
+    """The leaderboard's cells as the GLUE server shows them: the paper's GLUE columns then compare like for like
+    (but QNLI, whose dataset changed), and Table 5's average is taken over the server's numbers."""
+    scores = tmp_path / "server.json"
+    scores.write_text(json.dumps(SERVER))
+    report = main(["report", "--output_dir", str(runs), "--glue_test_results", str(scores)])
+    rows = {(r["table"], r["column"], r["condition"]): r for r in report["rows"]}
+    rte = rows[(2, "RTE", "full")]
+    assert rte["test_server"] == 53.1 and rte["like_for_like"] and rte["delta"] == pytest.approx(53.1 - 56.0)
+    assert rte["median"] == 60.0 and rte["note"] == ""  # the dev median stays beside it
+    assert rows[(4, "MRPC (F1)", "full")]["test_server"] == 81.0  # F1, the cell's first number
+    assert rows[(4, "STSB (pc)", "full")]["test_server"] == 80.0  # Pearson
+    assert rows[(5, "MNLI (acc)", "full")]["test_server"] == pytest.approx(79.9)  # mean of matched, mismatched
+    qnli = rows[(2, "QNLI", "full")]
+    assert qnli["test_server"] == 86.0 and not qnli["like_for_like"] and qnli["delta"] is None
+    assert rows[(2, "SNLI", "full")]["test_server"] is None  # not a GLUE column: its test split is ours
+    mean = (41.0 + 90.5 + 81.0 + 80.0 + 69.0 + 79.9 + 86.0 + 53.1) / 8
+    assert report["averages"]["full"]["test_server"] == pytest.approx(mean, abs=0.01)
+    assert report["averages"]["no_aux_lm"]["test_server"] is None
+    # one submission per condition
+    scores.write_text(json.dumps({"no_aux_lm": {"RTE": 50.0}}))
+    rows = main(["report", "--output_dir", str(runs), "--glue_test_results", str(scores)])["rows"]
+    by_condition = {(r["column"], r["condition"]): r["test_server"] for r in rows if r["table"] == 5}
+    assert by_condition[("RTE (acc)", "no_aux_lm")] == 50.0 and by_condition[("RTE (acc)", "full")] is None
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ({"RTE-test": 50}, "'RTE-test' is no GLUE leaderboard column; use CoLA, SST-2"),
+        ({"MRPC": "high"}, "MRPC is 'high'; give the leaderboard's cell"),
+        ([56.0], "give a JSON object of leaderboard columns"),
+    ],
+)
+def test_glue_test_results_that_cannot_be_read_are_one_line(runs, tmp_path, content, message):
+    scores = tmp_path / "server.json"
+    scores.write_text(json.dumps(content))
+    with pytest.raises(ValueError, match=re.escape(message)):
+        main(["report", "--output_dir", str(runs), "--glue_test_results", str(scores)])
+    assert not (runs / "results.json").exists()
+
+
+def _predicted(root: Path, task: str, seed: int, score: float, files: tuple[str, ...]) -> None:
+    from hf_gpt1.data.tasks import get_task
+
+    spec = get_task(task)
+    split = spec.eval_splits[0]
+    folder = root / task / "full" / f"seed-{seed}"
+    folder.mkdir(parents=True)
+    (folder / "all_results.json").write_text(json.dumps({split: {f"eval_{split}_{spec.main_metric}": score}}))
+    for name in files:
+        (folder / name).write_text(f"index\tprediction\n0\t{task}-{seed}\n")
+
+
+def test_submit_pack_zips_each_tasks_median_run(tmp_path, capsys):
+    import zipfile
+
+    root = tmp_path / "reproduce"
+    for seed, score in ((0, 0.60), (1, 0.55), (2, 0.58)):
+        _predicted(root, "rte", seed, score, ("RTE.tsv",))
+    _predicted(root, "mnli", 0, 0.8, ("MNLI-m.tsv", "MNLI-mm.tsv", "AX.tsv"))
+    with pytest.raises(ValueError, match=r"writes CoLA.tsv, SST-2.tsv.*all 11 files.*--tasks cola,sst2,mrpc"):
+        main(["submit-pack", "--output_dir", str(root)])
+    assert not (root / "glue_submission.zip").exists()
+    packed = main(["submit-pack", "--output_dir", str(root), "--partial"])
+    with zipfile.ZipFile(root / "glue_submission.zip") as archive:
+        assert sorted(archive.namelist()) == ["AX.tsv", "MNLI-m.tsv", "MNLI-mm.tsv", "RTE.tsv"]
+        assert archive.read("RTE.tsv").decode().endswith("rte-2\n")  # 0.58: the median of 0.55, 0.58, 0.60
+    assert packed["files"]["RTE.tsv"]["seed"] == 2 and "WNLI.tsv" in packed["missing"]
+    assert json.loads((root / "glue_submission.json").read_text())["files"]["AX.tsv"]["task"] == "mnli"
+    assert (
+        main(["submit-pack", "--output_dir", str(root), "--partial", "--seeds", "1"])["files"]["RTE.tsv"]["seed"] == 1
+    )
+    printed = capsys.readouterr().out
+    assert "glue_submission.zip: 4 files for the GLUE server (gluebenchmark.com); not packed: CoLA.tsv" in printed
+
+
+@pytest.mark.parametrize(
+    "batch, refused",
+    [(["--per_device_train_batch_size", "16"], True), (["--gradient_accumulation_steps", "3"], True),
+     (["--per_device_train_batch_size", "8", "--gradient_accumulation_steps", "4"], False),
+     (["--gradient_accumulation_steps", "4"], False)],
+)  # fmt: skip
+def test_every_run_trains_at_the_papers_batch_of_32(glue_slice, tmp_path, batch, refused):
+    argv = ["plan", "--tasks", "rte", "--conditions", "full", "--model_name_or_path", str(tmp_path),
+            "--data_dir", str(glue_slice), "--output_dir", str(tmp_path / "out"), *batch]  # fmt: skip
+    if refused:
+        with pytest.raises(ValueError, match="is not the paper's batch of 32 examples"):
+            main(argv)
+    else:
+        from hf_gpt1.tools.reproduce import batch_flags
+
+        assert batch_flags(batch) in ([], ["--per_device_train_batch_size", "8"])
 
 
 def test_report_of_some_tables_and_bad_arguments(runs, capsys):
@@ -175,3 +276,20 @@ def test_a_glue_task_missing_from_data_dir_is_one_line_before_any_run(glue_slice
     ):
         main(["run", "--tasks", "rte,mrpc", "--data_dir", str(glue_slice), "--output_dir", str(tmp_path / "out")])
     assert not (tmp_path / "out").exists()
+
+
+def test_a_finished_run_on_other_rows_is_not_reused(tmp_path):
+    """The same arguments on rows that changed (a Hub copy revised since, a GLUE file replaced) are another run."""
+    from hf_gpt1.tools.reproduce import PlannedRun, run_state
+    from hf_gpt1.training.output_dir import RUN_FILE
+
+    folder = tmp_path / "rte" / "full" / "seed-0"
+    folder.mkdir(parents=True)
+    (folder / "all_results.json").write_text("{}")
+    (folder / RUN_FILE).write_text(json.dumps({"inputs": {}}))
+    run = PlannedRun("rte", "full", 0, "glue", folder, ("--task", "rte"), data_sha256="a" * 64)
+    record = folder.parent / "seed-0.argv.json"
+    record.write_text(json.dumps({"argv": ["--task", "rte"], "data_sha256": "a" * 64}))
+    assert run_state(run) == "done"
+    record.write_text(json.dumps({"argv": ["--task", "rte"], "data_sha256": "b" * 64}))
+    assert run_state(run) == "other"

@@ -210,10 +210,16 @@ def test_the_fsdp_config_runs_on_cpu_as_ddp_and_says_so(tiny_lm, glue_slice, tmp
     from tests.utils import glue_args
 
     launcher = ["--config_file", str(CONFIGS / "fsdp.yaml"), "--num_processes", "2", "--mixed_precision", "no"]
-    args = glue_args("rte", tiny_lm, glue_slice, tmp_path / "out", "--max_train_samples", "32")
+    batch = ["--per_device_train_batch_size", "32", "--max_train_samples", "64"]
+    args = glue_args("rte", tiny_lm, glue_slice, tmp_path / "out", *batch)
     proc = _launch([*launcher, "--main_process_port", "0"], args)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
     assert "glue rte: 2 processes on cpu" in proc.stdout
+    # the per-device batch is per process: a launch says when the global batch is not the paper's 32
+    assert (
+        "note: the paper fine-tunes at a batch of 32; this run's global batch is 64 (32 per device × 2 processes × 1 "
+        "accumulation): --per_device_train_batch_size 16 gives it." in proc.stdout
+    )
     assert "note: FSDP shards over accelerators; on the CPU accelerate trains these 2 processes as DDP" in proc.stdout
     assert (tmp_path / "out" / "all_results.json").is_file()
 

@@ -24,6 +24,7 @@ from transformers import AutoTokenizer, TrainerCallback, pipeline
 
 from hf_gpt1 import GPT1ForSequenceClassification
 from hf_gpt1.data.tasks import get_task
+from hf_gpt1.data.transforms import rows_to_truncate, segment_lengths
 from hf_gpt1.tokenization_gpt1 import load_gpt1_tokenizer
 from hf_gpt1.training import finetune
 from hf_gpt1.training.checkpoints import last_complete_checkpoint
@@ -168,7 +169,7 @@ def test_rows_to_truncate_counts_what_the_collators_cut():
     """The count of cut rows follows each format's special tokens and the multiple-choice segment cap."""
     import datasets
 
-    count = finetune._rows_to_truncate
+    count = rows_to_truncate
     single = datasets.Dataset.from_dict({"segment_a": [[1] * 8, [1] * 9, [1] * 3]})
     assert count(single, "classification", 10, None) == 1  # s text e: 9 + 2 > 10
     pairs = datasets.Dataset.from_dict({"segment_a": [[1] * 4, [1] * 5], "segment_b": [[2] * 3, [2] * 3]})
@@ -183,9 +184,9 @@ def test_rows_to_truncate_counts_what_the_collators_cut():
     assert count(filtered, "multiple_choice", 10, None) == 1
     # the segment lengths: context + the longest answer, text a + text b (prepare_dataset's `length` column, which
     # group_by_length sorts on, is the same sum: tests/test_standard_tools.py::test_prepared_rows_carry_their_length)
-    assert sum(finetune._segment_lengths(choices, "multiple_choice")).tolist() == [7, 8, 7]
-    assert sum(finetune._segment_lengths(filtered, "multiple_choice")).tolist() == [7, 8]
-    assert sum(finetune._segment_lengths(pairs, "entailment")).tolist() == [7, 8]
+    assert sum(segment_lengths(choices, "multiple_choice")).tolist() == [7, 8, 7]
+    assert sum(segment_lengths(filtered, "multiple_choice")).tolist() == [7, 8]
+    assert sum(segment_lengths(pairs, "entailment")).tolist() == [7, 8]
 
 
 def test_prediction_only_run_from_a_folder_without_train_tsv(tiny_lm, tmp_path):

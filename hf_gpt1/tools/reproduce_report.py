@@ -1,0 +1,318 @@
+"""What `hf-gpt1 reproduce` reads back from its runs: the report beside the paper's Tables 2–5 (`results.json`,
+`REPORT.md`) and the GLUE server's submission zip (`submit-pack`).
+
+A row compares like with like only where the paper scored the same split of the same data: the GLUE columns are the
+GLUE test server's, so a dev-set number sits beside them without a Δ until the server's own scores are given
+(`--glue_test_results`); QNLI's dataset changed since the paper, so it never gets a Δ.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import statistics
+import zipfile
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..data.atomic import write_bytes_atomic, write_json_atomic, write_text_atomic
+from ..data.tasks import get_task
+from .paper_results import CONDITIONS, PAPER_RESULTS, TABLE5_AVERAGES, TABLE5_TASKS, PaperResult
+
+__all__ = [
+    "GLUE_SERVER_COLUMNS",
+    "collect_runs",
+    "our_score",
+    "pack_glue_submission",
+    "read_glue_test_results",
+    "report_rows",
+    "write_report",
+]
+
+RESULTS_FILE, REPORT_FILE = "results.json", "REPORT.md"
+SUBMISSION_ZIP, SUBMISSION_RECORD = "glue_submission.zip", "glue_submission.json"
+# Datasets that are not the paper's any more: the Hub's QNLI is GLUE's revised version (2019).
+DATASET_CHANGED = {"qnli": "dataset changed since the paper (GLUE's revised QNLI)"}
+GLUE_DEV_NOTE = "paper: the GLUE test server; ours: the dev set (--glue_test_results adds the server's)"
+# The GLUE leaderboard's columns (gluebenchmark.com) and the paper's (task, metric) each one's first number is: MRPC
+# and QQP show "F1/accuracy", STS-B "Pearson/Spearman"; WNLI and AX are not in the paper's tables.
+GLUE_SERVER_COLUMNS = {
+    "CoLA": ("cola", "matthews_correlation"),
+    "SST-2": ("sst2", "accuracy"),
+    "MRPC": ("mrpc", "f1"),
+    "STS-B": ("stsb", "pearson"),
+    "QQP": ("qqp", "f1"),
+    "MNLI-m": ("mnli", "accuracy_matched"),
+    "MNLI-mm": ("mnli", "accuracy_mismatched"),
+    "QNLI": ("qnli", "accuracy"),
+    "RTE": ("rte", "accuracy"),
+    "WNLI": ("wnli", "accuracy"),
+    "AX": ("ax", "matthews_correlation"),
+}
+# The files the GLUE server wants in one zip, each written by a run of the task that predicts it.
+GLUE_SUBMISSION_FILES = {
+    "CoLA.tsv": "cola", "SST-2.tsv": "sst2", "MRPC.tsv": "mrpc", "STS-B.tsv": "stsb", "QQP.tsv": "qqp",
+    "MNLI-m.tsv": "mnli", "MNLI-mm.tsv": "mnli", "AX.tsv": "mnli", "QNLI.tsv": "qnli", "RTE.tsv": "rte",
+    "WNLI.tsv": "wnli",
+}  # fmt: skip
+
+
+def collect_runs(output_dir: str | Path) -> dict[tuple[str, str], dict[int, dict[str, Any]]]:
+    """`{(task, condition): {seed: all_results}}` for every finished run under `output_dir`."""
+    runs: dict[tuple[str, str], dict[int, dict[str, Any]]] = {}
+    for path in sorted(Path(output_dir).glob("*/*/seed-*/all_results.json")):
+        seed_dir = path.parent
+        task, condition = seed_dir.parent.parent.name, seed_dir.parent.name
+        if condition not in CONDITIONS or not seed_dir.name.removeprefix("seed-").isdigit():
+            continue
+        runs.setdefault((task, condition), {})[int(seed_dir.name.removeprefix("seed-"))] = json.loads(path.read_text())
+    return runs
+
+
+def our_score(row: PaperResult, results: Mapping[str, Any]) -> tuple[float, str] | None:
+    """One run's number for the paper's `row`, in the paper's units (× 100), and the split it was measured on: the
+    labelled test split where the run scored one (SNLI, SciTail, RACE, Story Cloze), else the validation split(s)
+    (GLUE's dev sets; MNLI's matched and mismatched). None when the run has no such score."""
+    metric = row.metric
+    if row.task == "mnli":
+        parts = {s: _metric(results, f"validation_{s}", "accuracy") for s in ("matched", "mismatched")}
+        if metric == "accuracy_mean":
+            return (100 * statistics.mean(parts.values()), "validation") if None not in parts.values() else None
+        value = parts.get(metric.removeprefix("accuracy_"))
+        return (100 * value, f"validation_{metric.removeprefix('accuracy_')}") if value is not None else None
+    for split in ("test", "validation"):
+        value = _metric(results, split, metric)
+        if value is not None:
+            return 100 * value, split
+    return None
+
+
+def _metric(results: Mapping[str, Any], split: str, metric: str) -> float | None:
+    value = results.get(split, {}).get(f"eval_{split}_{metric}") if isinstance(results.get(split), dict) else None
+    return float(value) if isinstance(value, int | float) else None
+
+
+EXAMPLE = '{"RTE": 56.0, "MRPC": "82.3/75.7"}'
+
+
+def read_glue_test_results(path: str | Path) -> dict[str, dict[tuple[str, str], float]]:
+    """The GLUE server's scores of your submissions, `{condition: {(task, metric): score}}`, from a JSON file.
+
+    The file maps the leaderboard's columns ([`GLUE_SERVER_COLUMNS`]) to the numbers it shows, in its units: a
+    number, or the text of a two-number cell (`"82.3/75.7"`: the first is the paper's metric). One object is the full
+    method's submission; objects under condition names (`{"full": {...}, "no_aux_lm": {...}}`) are one per condition.
+
+    Raises:
+        `ValueError`: The file, a column or a cell is not as above; the message names it and the fix.
+    """
+    where = f"--glue_test_results {path}"
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"{where}: not a readable JSON file ({err}).") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{where}: give a JSON object of leaderboard columns, e.g. {EXAMPLE}.")
+    by_condition = data if data and set(data) <= set(CONDITIONS) else {"full": data}
+    scores: dict[str, dict[tuple[str, str], float]] = {}
+    for condition, cells in by_condition.items():
+        if not isinstance(cells, dict):
+            raise ValueError(f"{where}: {condition!r} holds no object of leaderboard columns.")
+        scores[condition] = {}
+        for column, cell in cells.items():
+            if column not in GLUE_SERVER_COLUMNS:
+                raise ValueError(
+                    f"{where}: {column!r} is no GLUE leaderboard column; use {', '.join(GLUE_SERVER_COLUMNS)} (or "
+                    f"condition names, {', '.join(CONDITIONS)}, each holding such columns)."
+                )
+            first = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*(?:/\s*-?\d+(?:\.\d+)?\s*)?", str(cell))
+            if isinstance(cell, bool) or first is None:
+                raise ValueError(f"{where}: {column} is {cell!r}; give the leaderboard's cell, as in {EXAMPLE}.")
+            scores[condition][GLUE_SERVER_COLUMNS[column]] = float(first.group(1))
+    return scores
+
+
+def report_rows(
+    runs: Mapping[tuple[str, str], Mapping[int, Mapping[str, Any]]],
+    tables: Iterable[int] = (2, 3, 4, 5),
+    test_server: Mapping[str, Mapping[tuple[str, str], float]] | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    """The report: one row per published number of `tables` (`table`, `task`, `column`, `condition`, `metric`,
+    `split`, `paper`, `paper_split`, `source`, `seeds`, `median`, `test_server`, `like_for_like`, `delta`, `note`),
+    and Table 5's average per condition (`ours` over the medians of its eight tasks when all are there, `paper`, and
+    `test_server` over the server's scores when all are given). `test_server` is [`read_glue_test_results`]'s."""
+    rows = []
+    for published in (r for r in PAPER_RESULTS if r.table in set(tables)):
+        seeds: dict[str, float] = {}  # by seed, as JSON keys
+        split = None
+        for seed, results in sorted(runs.get((published.task, published.condition), {}).items()):
+            scored = our_score(published, results)
+            if scored is not None:
+                seeds[str(seed)], split = round(scored[0], 2), scored[1]
+        server = _server_score(published, (test_server or {}).get(published.condition, {}))
+        median = round(statistics.median(seeds.values()), 2) if seeds else None
+        if published.split == "glue_test_server":
+            same_split, ours = server is not None, server
+            note = "" if server is not None else GLUE_DEV_NOTE
+        else:
+            same_split, ours = split is not None and split.startswith("test"), median
+            note = ""
+        note = DATASET_CHANGED.get(published.task) or note
+        like = same_split and published.task not in DATASET_CHANGED
+        rows.append(
+            {
+                "table": published.table,
+                "task": published.task,
+                "column": published.column,
+                "condition": published.condition,
+                "metric": published.metric,
+                "split": split,
+                "paper": published.value,
+                "paper_split": published.split,
+                "source": published.source,
+                "seeds": seeds,
+                "median": median,
+                "test_server": server,
+                "like_for_like": like,
+                "delta": round(ours - published.value, 2) if like and ours is not None else None,
+                "note": note,
+            }
+        )
+    averages = {}
+    if 5 in set(tables):
+        for condition, paper in TABLE5_AVERAGES.items():
+            table5 = {r["task"]: r for r in rows if r["table"] == 5 and r["condition"] == condition}
+            averages[condition] = {
+                "paper": paper,
+                "ours": _mean_of(table5, "median"),
+                "test_server": _mean_of(table5, "test_server"),
+                "tasks": len([t for t in TABLE5_TASKS if table5.get(t, {}).get("median") is not None]),
+            }
+    return rows, averages
+
+
+def _server_score(published: PaperResult, scores: Mapping[tuple[str, str], float]) -> float | None:
+    if published.split != "glue_test_server":
+        return None
+    if published.metric == "accuracy_mean":  # Table 5's MNLI: the mean of the server's matched and mismatched
+        parts = [scores.get((published.task, f"accuracy_{s}")) for s in ("matched", "mismatched")]
+        return round(statistics.mean(parts), 2) if None not in parts else None
+    return scores.get((published.task, published.metric))
+
+
+def _mean_of(rows: Mapping[str, Mapping[str, Any]], key: str) -> float | None:
+    values = [rows.get(task, {}).get(key) for task in TABLE5_TASKS]
+    return round(statistics.mean(values), 2) if None not in values else None
+
+
+def _markdown(rows: Sequence[Mapping[str, Any]], averages: Mapping[str, Mapping[str, Any]]) -> str:
+    lines = [
+        "# GPT-1, Tables 2–5: the paper beside this reproduction",
+        "",
+        "Paper: Radford et al. 2018, the PDF's tables (source column). Ours: the median over seeds, in the paper's "
+        "units; test server: the GLUE server's score of the submission (--glue_test_results). Δ only where the split "
+        "and the dataset are the paper's.",
+        "",
+        "| table | column | condition | paper | ours (median) | seeds | split | test server | Δ | note |",
+        "|---|---|---|---:|---:|---|---|---:|---:|---|",
+    ]
+
+    def number(value: float | None) -> str:
+        return "—" if value is None else f"{value:.1f}"
+
+    for r in rows:
+        seeds = " ".join(f"{v:.1f}" for v in r["seeds"].values()) or "—"
+        delta = "" if r["delta"] is None else f"{r['delta']:+.1f}"
+        server = number(r["test_server"]) if r["paper_split"] == "glue_test_server" else ""
+        lines.append(
+            f"| {r['table']} | {r['column']} | {r['condition']} | {r['paper']:.1f} | {number(r['median'])} | {seeds} "
+            f"| {r['split'] or '—'} | {server} | {delta} | {r['note']} |"
+        )
+    if averages:
+        lines += ["", "Table 5, Avg. Score (8 tasks; MNLI the mean of matched and mismatched):", ""]
+        lines += ["| condition | paper | ours (dev) | test server | tasks |", "|---|---:|---:|---:|---:|"]
+        for condition, a in averages.items():
+            lines.append(
+                f"| {condition} | {a['paper']:.1f} | {number(a['ours'])} | {number(a['test_server'])} | "
+                f"{a['tasks']} of 8 |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def write_report(
+    output_dir: str | Path, tables: Iterable[int] = (2, 3, 4, 5), glue_test_results: str | Path | None = None
+) -> tuple[list, dict, str]:
+    """Reads the runs under `output_dir` (and the GLUE server's scores from `glue_test_results`), writes
+    `results.json` and `REPORT.md` there (each whole or not at all), and returns the rows, the averages and the
+    Markdown table."""
+    server = read_glue_test_results(glue_test_results) if glue_test_results else None
+    rows, averages = report_rows(collect_runs(output_dir), tables, server)
+    text = _markdown(rows, averages)
+    write_json_atomic(Path(output_dir) / RESULTS_FILE, {"rows": rows, "averages": averages})
+    write_text_atomic(Path(output_dir) / REPORT_FILE, text)
+    return rows, averages, text
+
+
+def pack_glue_submission(
+    output_dir: str | Path, condition: str = "full", seed: int | None = None, partial: bool = False
+) -> tuple[Path, dict[str, Any]]:
+    """Zips the test predictions of the GLUE runs under `output_dir` as the GLUE server wants them.
+
+    Each task's file comes from one run of `condition`: seed `seed`, or by default the run whose validation score (the
+    task's main metric; MNLI's matched accuracy) is the median of its seeds (the lower of the two middle ones for an
+    even count). The zip (`glue_submission.zip`) and what went in it (`glue_submission.json`: file, task, seed, run
+    folder, validation score) are written whole or not at all.
+
+    Raises:
+        `ValueError`: A file the server wants has no run (without `partial`), or a run's predictions file is gone.
+    """
+    runs = collect_runs(output_dir)
+    record: dict[str, Any] = {"condition": condition, "files": {}}
+    chosen: dict[str, tuple[int, float | None]] = {}
+    for task in dict.fromkeys(GLUE_SUBMISSION_FILES.values()):
+        by_seed = runs.get((task, condition), {})
+        if seed is not None:
+            by_seed = {seed: by_seed[seed]} if seed in by_seed else {}
+        if by_seed:
+            chosen[task] = _median_run(task, by_seed)
+    missing = [name for name, task in GLUE_SUBMISSION_FILES.items() if task not in chosen]
+    if missing and not partial:
+        which = f"seed {seed}" if seed is not None else "any seed"
+        raise ValueError(
+            f"{output_dir}: no finished {condition} run ({which}) writes {', '.join(missing)}; the GLUE server wants "
+            f"all {len(GLUE_SUBMISSION_FILES)} files. Run those tasks (hf-gpt1 reproduce run --tasks "
+            f"{','.join(dict.fromkeys(GLUE_SUBMISSION_FILES[name] for name in missing))}), or pass --partial to pack "
+            "the others."
+        )
+    files = {}
+    for name, task in GLUE_SUBMISSION_FILES.items():
+        if task not in chosen:
+            continue
+        run_seed, score = chosen[task]
+        folder = Path(output_dir) / task / condition / f"seed-{run_seed}"
+        if not (folder / name).is_file():
+            raise ValueError(
+                f"{folder} has no {name}: the run predicted no test split (it was given no test file, or "
+                "--do_predict false); run it again with the task's GLUE test files."
+            )
+        files[name] = folder / name
+        record["files"][name] = {"task": task, "seed": run_seed, "run": str(folder), "validation_score": score}
+    record["missing"] = missing
+    packed = io.BytesIO()  # a few MB of TSV: built in memory, then written whole
+    with zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, path in files.items():
+            archive.write(path, arcname=name)
+    target = write_bytes_atomic(Path(output_dir) / SUBMISSION_ZIP, packed.getvalue())
+    write_json_atomic(Path(output_dir) / SUBMISSION_RECORD, record)
+    return target, record
+
+
+def _median_run(task: str, by_seed: Mapping[int, Mapping[str, Any]]) -> tuple[int, float | None]:
+    """The seed whose validation score is the median of `by_seed`'s (the lower middle one for an even count)."""
+    spec = get_task(task)
+    split = spec.eval_splits[0]
+    scores = {seed: _metric(results, split, spec.main_metric) for seed, results in by_seed.items()}
+    ranked = sorted(by_seed, key=lambda s: (scores[s] is None, scores[s] or 0.0, s))
+    pick = ranked[(len(ranked) - 1) // 2]
+    return pick, scores[pick]
