@@ -9,18 +9,13 @@ use, so `import hf_gpt1` costs little more than `import torch, transformers`.
 from importlib import import_module
 from typing import Any
 
-from transformers import (
-    AutoConfig,
-    AutoModel,
-    AutoModelForCausalLM,
-    AutoModelForMultipleChoice,
-    AutoModelForSequenceClassification,
-    AutoTokenizer,
-)
+import transformers
+from transformers import AutoConfig, AutoTokenizer
 
 from .configuration_gpt1 import GPT1Config
 from .data.tasks import TASKS, TaskSpec, get_task
 from .modeling_gpt1 import (
+    HEADS,
     GPT1ClassifierOutput,
     GPT1ForMultipleChoice,
     GPT1ForSequenceClassification,
@@ -41,15 +36,10 @@ from .tools.peft_targets import register as register_peft_targets
 
 AutoConfig.register(GPT1Config.model_type, GPT1Config, exist_ok=True)
 AutoTokenizer.register(GPT1Config, fast_tokenizer_class=GPT1Tokenizer, exist_ok=True)
-for _auto, _model in (
-    (AutoModel, GPT1Model),
-    (AutoModelForCausalLM, GPT1LMHeadModel),
-    (AutoModelForSequenceClassification, GPT1ForSequenceClassification),
-    (AutoModelForMultipleChoice, GPT1ForMultipleChoice),
-):
-    _auto.register(GPT1Config, _model, exist_ok=True)
+for _head in HEADS:
+    getattr(transformers, _head.auto_class).register(GPT1Config, _head.model, exist_ok=True)
     # save_pretrained then copies the modeling code beside the weights (trust_remote_code loading).
-    _model.register_for_auto_class(_auto.__name__)
+    _head.model.register_for_auto_class(_head.auto_class)
 GPT1Config.register_for_auto_class()
 GPT1Tokenizer.register_for_auto_class("AutoTokenizer")
 register_pipelines()  # pipeline("multiple-choice", model=...)

@@ -10,6 +10,8 @@ from packaging import version
 from transformers import PreTrainedConfig
 from transformers.activations import ACT2FN
 
+from .formats import INPUT_FORMATS
+
 MIN_TRANSFORMERS_VERSION = "5.23.0"
 """The oldest transformers this code runs on (it uses machinery of transformers 5.23); recorded in model cards."""
 
@@ -46,7 +48,6 @@ _OPENAI_ONLY_KEYS = (
 )
 LM_LOSS_REDUCTIONS = ("sequence", "token")
 PROJECTION_LAYOUTS = ("linear", "conv1d")
-INPUT_FORMATS = (None, "classification", "entailment", "similarity", "multiple_choice")
 
 
 @strict
@@ -203,8 +204,10 @@ class GPT1Config(PreTrainedConfig):
             raise ValueError(
                 f"GPT1Config: projection_layout {self.projection_layout!r} must be one of {PROJECTION_LAYOUTS}."
             )
-        if self.input_format not in INPUT_FORMATS:
-            raise ValueError(f"GPT1Config: input_format {self.input_format!r} must be one of {INPUT_FORMATS}.")
+        if self.input_format is not None and self.input_format not in INPUT_FORMATS:
+            raise ValueError(
+                f"GPT1Config: input_format {self.input_format!r} must be None or one of {list(INPUT_FORMATS)}."
+            )
         if self.initializer_range <= 0:
             raise ValueError(f"GPT1Config: initializer_range {self.initializer_range} must be > 0.")
 

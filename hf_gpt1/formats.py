@@ -18,7 +18,8 @@ and `save_pretrained` copies it beside the remote code so a pushed model needs n
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 IGNORE_INDEX = -100
 """Label value that no loss is computed for (PyTorch's `cross_entropy` default)."""
@@ -32,14 +33,6 @@ SPECIAL_TOKENS: dict[str, str] = {
 """GPT-1's special tokens, appended after the BPE vocabulary in this order (ids 40478-40481 on the original one).
 The first three are the paper's start, delimiter and extract tokens; the original code had no padding token (it
 padded with id 0 and masked the loss), `<pad>` gives batched inference a real one."""
-
-SPECIAL_TOKENS_PER_SEQUENCE: dict[str, int] = {
-    "classification": 2,  # s text e
-    "entailment": 3,  # s premise $ hypothesis e
-    "similarity": 3,  # s a $ b e, for each ordering
-    "multiple_choice": 3,  # s context $ answer e, for each answer
-}
-"""Special tokens each format adds to one sequence: what truncation must leave room for."""
 
 SPECIAL_TOKEN_FIELDS: dict[str, str] = {f"{name}_token_id": token for name, token in SPECIAL_TOKENS.items()}
 """`GPT1Config` field (and collator argument) holding a special token's id → that token, in `SPECIAL_TOKENS` order."""
@@ -97,7 +90,7 @@ def classification(
     Returns:
         `list[int]`: The ids of the sequence.
     """
-    check_max_length(max_length, SPECIAL_TOKENS_PER_SEQUENCE["classification"])
+    check_max_length(max_length, 2)  # s text e
     ids = check_segment(segment, "segment", (start_token_id, extract_token_id))
     if max_length is not None:
         ids = ids[: max_length - 2]
@@ -124,7 +117,7 @@ def entailment(
     Returns:
         `list[int]`: The ids of the sequence.
     """
-    check_max_length(max_length, SPECIAL_TOKENS_PER_SEQUENCE["entailment"])
+    check_max_length(max_length, 3)  # s premise $ hypothesis e
     specials = (start_token_id, delimiter_token_id, extract_token_id)
     a = check_segment(premise, "premise", specials)
     b = check_segment(hypothesis, "hypothesis", specials)
@@ -196,7 +189,7 @@ def multiple_choice(
     Returns:
         `list[list[int]]`: One sequence per answer.
     """
-    check_max_length(max_length, SPECIAL_TOKENS_PER_SEQUENCE["multiple_choice"])
+    check_max_length(max_length, 3)  # s context $ answer e
     if segment_cap is not None and (
         not isinstance(segment_cap, int) or isinstance(segment_cap, bool) or segment_cap < 0
     ):
@@ -221,15 +214,73 @@ def multiple_choice(
     return [[start_token_id, *lead, delimiter_token_id, *answer, extract_token_id] for answer in choices]
 
 
+class InputFormat(NamedTuple):
+    """One of GPT-1's input transforms: everything the package reads about a format, declared once.
+
+    Args:
+        name (`str`): The name tasks and `GPT1Config.input_format` give it.
+        text_columns (`tuple[int, int]`): How many text columns a task of this format declares (fewest, most); for
+            multiple choice, the parts of its context.
+        pair (`bool`): A sequence joins two texts with the delimiter token (a model fine-tuned on pairs refuses one
+            text, and the reverse).
+        orderings (`int`): Sequences per example and answer: 2 where both orderings of the pair are read and their
+            extract-token states added (similarity).
+        choices (`bool`): One sequence per answer, scored by the multiple-choice head with a softmax over answers;
+            labels are choice indices, and `segment_cap` and a question column apply.
+        special_tokens (`int`): Special tokens in one sequence: what truncation leaves room for.
+        transform (`Callable`): Builds one example's sequence(s) from token ids.
+        head (`str`): The model class that reads it (`hf_gpt1.modeling_gpt1.HEADS`).
+        collator (`str`): The collator class that batches it (`hf_gpt1.data.transforms`).
+    """
+
+    name: str
+    text_columns: tuple[int, int]
+    pair: bool
+    orderings: int
+    choices: bool
+    special_tokens: int
+    transform: Callable
+    head: str
+    collator: str
+
+
+_CLASSIFIER = "GPT1ForSequenceClassification"
+INPUT_FORMATS: dict[str, InputFormat] = {
+    f.name: f
+    for f in (
+        InputFormat("classification", (1, 1), False, 1, False, 2, classification, _CLASSIFIER,
+                    "GPT1ClassificationCollator"),
+        InputFormat("entailment", (2, 2), True, 1, False, 3, entailment, _CLASSIFIER, "GPT1ClassificationCollator"),
+        InputFormat("similarity", (2, 2), True, 2, False, 3, similarity, _CLASSIFIER, "GPT1SimilarityCollator"),
+        InputFormat("multiple_choice", (1, 99), False, 1, True, 3, multiple_choice, "GPT1ForMultipleChoice",
+                    "GPT1MultipleChoiceCollator"),
+    )
+}  # fmt: skip
+"""The paper's four input transforms (Fig. 1, right), by name."""
+
+
+def input_format(name: str) -> InputFormat:
+    """The [`InputFormat`] named `name`.
+
+    Raises:
+        `ValueError`: No such format; the message lists them.
+    """
+    if name not in INPUT_FORMATS:
+        raise ValueError(f"Unknown format {name!r}; valid formats: {list(INPUT_FORMATS)}.")
+    return INPUT_FORMATS[name]
+
+
 __all__ = [
     "IGNORE_INDEX",
+    "INPUT_FORMATS",
     "SPECIAL_TOKENS",
-    "SPECIAL_TOKENS_PER_SEQUENCE",
+    "InputFormat",
     "SPECIAL_TOKEN_FIELDS",
     "check_max_length",
     "check_segment",
     "classification",
     "entailment",
+    "input_format",
     "longest_first",
     "multiple_choice",
     "similarity",

@@ -33,18 +33,8 @@ from transformers.utils.generic import merge_with_config_defaults
 from transformers.utils.output_capturing import OutputRecorder, capture_outputs
 
 from .configuration_gpt1 import GPT1Config  # importing it checks the transformers version (remote code)
-from .formats import IGNORE_INDEX
+from .formats import IGNORE_INDEX, INPUT_FORMATS
 from .kernels import GPT1Dropout, drop_where, dropout_mask, linear_cross_entropy, sdpa_attention_forward
-
-# Written into every saved config so that any Auto class loads a saved model with `trust_remote_code=True` in a
-# process that never imported hf_gpt1 (save_pretrained copies this file and its relative imports beside it).
-AUTO_MAP = {
-    "AutoConfig": "configuration_gpt1.GPT1Config",
-    "AutoModel": "modeling_gpt1.GPT1Model",
-    "AutoModelForCausalLM": "modeling_gpt1.GPT1LMHeadModel",
-    "AutoModelForSequenceClassification": "modeling_gpt1.GPT1ForSequenceClassification",
-    "AutoModelForMultipleChoice": "modeling_gpt1.GPT1ForMultipleChoice",
-}
 
 # GPT-1's own attention dispatch: transformers' implementations, with "sdpa" replaced by the one that stays in the
 # inputs' dtype for CPU training with attention dropout (kernels.sdpa_attention_forward).
@@ -797,17 +787,17 @@ class GPT1ForSequenceClassification(_GPT1FineTuningBase):
         if fmt is None or delimiter is None:
             return
         has_pair = (input_ids == delimiter).any(-1)
-        if fmt == "classification":
-            _require(
-                ~has_pair,
-                "This model was fine-tuned on single sentences (input_format='classification') but got a sentence "
-                "pair (a delimiter token); give one text per example.",
-            )
-        elif fmt in ("entailment", "similarity"):
+        if INPUT_FORMATS[fmt].pair:
             _require(
                 has_pair,
                 f"This model was fine-tuned on sentence pairs (input_format={fmt!r}) but got a single sentence; give "
                 "{'text': a, 'text_pair': b} to the pipeline, or tokenizer(a, b).",
+            )
+        else:
+            _require(
+                ~has_pair,
+                f"This model was fine-tuned on single sentences (input_format={fmt!r}) but got a sentence pair (a "
+                "delimiter token); give one text per example.",
             )
 
     def _both_orderings(
@@ -900,7 +890,54 @@ class GPT1ForMultipleChoice(_GPT1FineTuningBase):
         return self._objective(outputs, logits, clf_loss, input_ids, attention_mask, lm_labels)
 
 
+@dataclass(frozen=True)
+class Head:
+    """One of the model classes, with what transformers and the Hub know it by.
+
+    Args:
+        model (`type[GPT1PreTrainedModel]`): The class.
+        auto_class (`str`): The transformers Auto class that loads it (registered on import, and written in every
+            saved config's `auto_map`).
+        pipeline_tag (`str`, *optional*): The pipeline task it serves (a pushed model's card declares it).
+        new_weights (`tuple[str, ...]`): Weights fine-tuning adds to a language model (initialised, not loaded).
+    """
+
+    model: type[GPT1PreTrainedModel]
+    auto_class: str
+    pipeline_tag: str | None = None
+    new_weights: tuple[str, ...] = ()
+
+
+HEADS: tuple[Head, ...] = (
+    Head(GPT1Model, "AutoModel"),
+    Head(GPT1LMHeadModel, "AutoModelForCausalLM", "text-generation"),
+    Head(GPT1ForSequenceClassification, "AutoModelForSequenceClassification", "text-classification",
+         ("score.weight", "score.bias")),
+    Head(GPT1ForMultipleChoice, "AutoModelForMultipleChoice", "multiple-choice", ("score.weight", "score.bias")),
+)  # fmt: skip
+"""GPT-1's model classes: the base decoder, the LM head (pre-training, L1) and the fine-tuning heads (L3)."""
+
+# Written into every saved config so that any Auto class loads a saved model with `trust_remote_code=True` in a
+# process that never imported hf_gpt1 (save_pretrained copies this file and its relative imports beside it).
+AUTO_MAP = {"AutoConfig": "configuration_gpt1.GPT1Config"} | {
+    entry.auto_class: f"modeling_gpt1.{entry.model.__name__}" for entry in HEADS
+}
+
+
+def head(name: str) -> Head:
+    """The [`Head`] whose class is named `name` (an input format's `head`, a config's `architectures` entry).
+
+    Raises:
+        `KeyError`: No such head; the message lists them.
+    """
+    for entry in HEADS:
+        if entry.model.__name__ == name:
+            return entry
+    raise KeyError(f"{name!r} is no GPT-1 model class; the classes are {[h.model.__name__ for h in HEADS]}.")
+
+
 __all__ = [
+    "HEADS",
     "GPT1ClassifierOutput",
     "GPT1ForMultipleChoice",
     "GPT1ForSequenceClassification",
@@ -908,4 +945,6 @@ __all__ = [
     "GPT1Model",
     "GPT1ModelOutput",
     "GPT1PreTrainedModel",
+    "Head",
+    "head",
 ]

@@ -37,8 +37,9 @@ from transformers import AutoModelForMultipleChoice, Pipeline
 from transformers.pipelines import PIPELINE_REGISTRY
 
 from .formats import SPECIAL_TOKEN_FIELDS, multiple_choice
+from .modeling_gpt1 import head
 
-MULTIPLE_CHOICE_TASK = "multiple-choice"
+MULTIPLE_CHOICE_TASK = head("GPT1ForMultipleChoice").pipeline_tag  # "multiple-choice"
 # Config field -> token string of the start, delimiter and extract tokens (the ones a task input holds).
 _TASK_TOKENS = {field: token for field, token in SPECIAL_TOKEN_FIELDS.items() if field != "pad_token_id"}
 

@@ -52,11 +52,11 @@ def test_an_older_transformers_is_refused_at_import_with_the_version_it_needs():
     """Remote code runs under whatever transformers the user has: importing the config file says what it needs."""
     code = (
         "import transformers; transformers.__version__ = '5.17.0'\n"
-        "import importlib.util, sys\n"
-        "spec = importlib.util.spec_from_file_location('configuration_gpt1', 'hf_gpt1/configuration_gpt1.py')\n"
-        "module = importlib.util.module_from_spec(spec)\n"
+        "import importlib, sys, types\n"
+        "sys.modules['gpt1_remote'] = types.ModuleType('gpt1_remote')  # the folder remote code is loaded from\n"
+        "sys.modules['gpt1_remote'].__path__ = ['hf_gpt1']\n"
         "try:\n"
-        "    spec.loader.exec_module(module)\n"
+        "    importlib.import_module('gpt1_remote.configuration_gpt1')\n"
         "except ImportError as err:\n"
         "    print(err)\n"
     )

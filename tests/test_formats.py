@@ -154,3 +154,39 @@ def test_formats_module_needs_nothing_but_the_standard_library():
         "assert not heavy, heavy\n"
     )
     subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, check=True, timeout=60)
+
+
+def test_every_format_is_one_row_that_the_package_reads():
+    """Each format's row names a transform, a head and a collator that exist, and its counts match what the
+    transform builds; no module but hf_gpt1/formats.py compares a value with a format's name (behaviour follows
+    the row's fields, so a new format is one row)."""
+    import ast
+
+    from hf_gpt1.data.transforms import GPT1Collator, collator_for_format
+    from hf_gpt1.formats import INPUT_FORMATS
+    from hf_gpt1.modeling_gpt1 import head
+
+    for name, fmt in INPUT_FORMATS.items():
+        assert fmt.name == name and issubclass(collator_for_format(name), GPT1Collator)
+        assert head(fmt.head).model.__name__ == fmt.head
+        if fmt.choices:
+            built = fmt.transform([5], [[6], [7]], **IDS)
+        elif fmt.pair:
+            built = fmt.transform([5], [6], **IDS)
+        else:
+            built = fmt.transform([5], start_token_id=IDS["start_token_id"], extract_token_id=IDS["extract_token_id"])
+        sequences = built if isinstance(built, list | tuple) and isinstance(built[0], list) else [built]
+        assert all(sum(token >= 100 for token in sequence) == fmt.special_tokens for sequence in sequences)
+        assert len(sequences) == (2 if fmt.choices else fmt.orderings)
+    names = set(INPUT_FORMATS)
+    compared = []
+    for path in sorted((REPO_ROOT / "hf_gpt1").rglob("*.py")):
+        if path.name == "formats.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare):
+                constants = [c for c in (node.left, *node.comparators) if isinstance(c, ast.Constant)]
+                tuples = [e for c in node.comparators if isinstance(c, ast.Tuple | ast.List | ast.Set) for e in c.elts]
+                if names & {c.value for c in [*constants, *tuples] if isinstance(c, ast.Constant)}:
+                    compared.append(f"{path.relative_to(REPO_ROOT)}:{node.lineno}")
+    assert not compared, compared

@@ -27,7 +27,7 @@ from hf_gpt1 import (
     GPT1Model,
     modeling_gpt1,
 )
-from hf_gpt1.modeling_gpt1 import CACHE_NAME, _swap_pair
+from hf_gpt1.modeling_gpt1 import CACHE_NAME, HEADS, _swap_pair
 from tests.utils import DELIM, DEVICE_DTYPES, EXTRACT, PAD, START, V, tiny_config
 
 # Parity tolerances by dtype: bf16 rounds every op, and the two models order some of them differently.
@@ -314,24 +314,16 @@ def test_untied_head_is_saved_and_reloaded(tmp_path):
 
 
 def test_trust_remote_code_without_hf_gpt1(tmp_path):
-    for cls, auto in (
-        (GPT1LMHeadModel, "AutoModelForCausalLM"),
-        (GPT1ForSequenceClassification, "AutoModelForSequenceClassification"),
-        (GPT1ForMultipleChoice, "AutoModelForMultipleChoice"),
-    ):
-        cls(tiny_config(num_labels=2)).save_pretrained(tmp_path / auto)
+    # every head of the table, saved, loads through its Auto class in a process without hf_gpt1
+    autos = [entry.auto_class for entry in HEADS]
+    for entry in HEADS:
+        entry.model(tiny_config(num_labels=2)).save_pretrained(tmp_path / entry.auto_class)
     auto_map = json.loads((tmp_path / "AutoModelForCausalLM" / "config.json").read_text())["auto_map"]
-    assert set(auto_map) == {
-        "AutoConfig",
-        "AutoModel",
-        "AutoModelForCausalLM",
-        "AutoModelForSequenceClassification",
-        "AutoModelForMultipleChoice",
-    }
+    assert set(auto_map) == {"AutoConfig", *autos} and len(autos) == 4
     script = f"""
 import sys, torch, transformers
 assert not any('hf_gpt1' in p for p in sys.path), sys.path
-for auto in ("AutoModelForCausalLM", "AutoModelForSequenceClassification", "AutoModelForMultipleChoice"):
+for auto in {autos!r}:
     model = getattr(transformers, auto).from_pretrained({str(tmp_path)!r} + "/" + auto, trust_remote_code=True)
     assert type(model).__module__.startswith("transformers_modules"), type(model).__module__
 base = transformers.AutoModel.from_pretrained({str(tmp_path)!r} + "/AutoModelForCausalLM", trust_remote_code=True)

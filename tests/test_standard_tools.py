@@ -13,7 +13,7 @@ import torch
 from transformers import Trainer, TrainingArguments
 
 from hf_gpt1 import GPT1ForSequenceClassification, add_gpt1_special_tokens, prepare_dataset, train_gpt1_tokenizer
-from hf_gpt1.training import finetune
+from hf_gpt1.data.transforms import segment_lengths
 from tests.utils import SENTENCES, tiny_config_for
 
 
@@ -78,14 +78,14 @@ def test_the_auxiliary_lm_targets_still_reach_l3(tokenizer, rte_rows):
 
 def test_prepared_rows_carry_their_length(tokenizer, rte_rows):
     train, _ = prepare_dataset(rte_rows, tokenizer, "rte")
-    assert train["length"] == sum(finetune._segment_lengths(train, "entailment")).tolist()
+    assert train["length"] == sum(segment_lengths(train, "entailment")).tolist()
     rows = datasets.Dataset.from_dict(
         {"context": ["a b c", "d"], "options": [["e", "f g h"], ["i j", "k"]], "answer": [0, 1]}
     )
     choices, _ = prepare_dataset(
         rows, tokenizer, "multiple_choice", text_columns=["context"], choice_columns=["options"], label_column="answer"
     )
-    assert choices["length"] == sum(finetune._segment_lengths(choices, "multiple_choice")).tolist()
+    assert choices["length"] == sum(segment_lengths(choices, "multiple_choice")).tolist()
 
 
 # ------------------------------------------------------------------------------------------ hooks on the embeddings

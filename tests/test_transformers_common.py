@@ -14,7 +14,8 @@ import torch
 from transformers.models.auto import modeling_auto
 from transformers.utils import logging as transformers_logging
 
-from hf_gpt1 import GPT1Config, GPT1ForMultipleChoice, GPT1ForSequenceClassification, GPT1LMHeadModel, GPT1Model
+from hf_gpt1 import GPT1Config, GPT1LMHeadModel, GPT1Model
+from hf_gpt1.modeling_gpt1 import HEADS
 from tests import transformers_suite
 
 try:
@@ -102,7 +103,7 @@ class GPT1ModelTester:
 
 
 class GPT1ModelTest(ModelTesterMixin, transformers_suite.GenerationTesterMixin, unittest.TestCase):
-    all_model_classes = (GPT1Model, GPT1LMHeadModel, GPT1ForSequenceClassification, GPT1ForMultipleChoice)
+    all_model_classes = tuple(entry.model for entry in HEADS)
     # The mixin runs this check only on models it dates from 2023 on (by the copyright line); GPT-1's init is complete.
     test_can_init_all_missing_weights_before_2023 = True
 

@@ -6,7 +6,7 @@ files are laid out. Recipes, pipelines and the zero-shot code read this table in
 and writing the files themselves is `hf_gpt1.data.files`' and `hf_gpt1.data.submissions`' job.
 
 Column names are the Hugging Face Hub names (`nyu-mll/glue` etc.), so a Hub dataset and a GLUE folder feed the same
-code. This module imports nothing but the standard library.
+code. This module imports nothing but the standard library (and `hf_gpt1.formats`, which imports nothing else).
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ..formats import INPUT_FORMATS, InputFormat, input_format
+
 __all__ = [
     "FORMATS",
     "TASKS",
@@ -26,8 +28,8 @@ __all__ = [
     "glue_task_names",
 ]
 
-FORMATS: tuple[str, ...] = ("classification", "entailment", "similarity", "multiple_choice")
-"""The input transforms of the paper's Fig. 1 (right); `hf_gpt1.data.transforms` implements each."""
+FORMATS: tuple[str, ...] = tuple(INPUT_FORMATS)
+"""The names of the paper's input transforms ([`~hf_gpt1.formats.INPUT_FORMATS`], where each is declared)."""
 
 
 @dataclass(frozen=True)
@@ -131,42 +133,46 @@ class TaskSpec:
     aliases: tuple[str, ...] = ()
 
     def __post_init__(self):
-        if self.format not in FORMATS:
+        if self.format not in INPUT_FORMATS:
             raise ValueError(f"Task {self.name!r}: unknown format {self.format!r}; valid formats: {list(FORMATS)}.")
-        expected = {"classification": (1, 1), "entailment": (2, 2), "similarity": (2, 2), "multiple_choice": (1, 99)}
-        low, high = expected[self.format]
+        low, high = self.input_format.text_columns
         if not low <= len(self.text_columns) <= high:
             raise ValueError(
                 f"Task {self.name!r}: format {self.format!r} takes {low if low == high else f'at least {low}'} text "
                 f"column(s), got {list(self.text_columns)}."
             )
-        if self.question_column is not None and self.format != "multiple_choice":
+        if self.question_column is not None and not self.input_format.choices:
             raise ValueError(
                 f"Task {self.name!r}: question_column is for multiple_choice only (format {self.format!r})."
             )
-        if (self.format == "multiple_choice") != bool(self.choice_columns):
+        if self.input_format.choices != bool(self.choice_columns):
             raise ValueError(
                 f"Task {self.name!r}: choice_columns are required for multiple_choice and only valid there "
                 f"(format {self.format!r}, choice_columns {list(self.choice_columns)})."
             )
 
     @property
+    def input_format(self) -> InputFormat:
+        """The declaration of this task's format ([`~hf_gpt1.formats.INPUT_FORMATS`])."""
+        return input_format(self.format)
+
+    @property
     def is_regression(self) -> bool:
         """Whether the label is a real number (one output, MSE loss)."""
-        return self.label_names is None and self.format != "multiple_choice"
+        return self.label_names is None and not self.input_format.choices
 
     @property
     def num_labels(self) -> int | None:
         """`config.num_labels` for the classification head: 1 for regression, `None` for multiple choice (one logit
         per choice, however many choices)."""
-        if self.format == "multiple_choice":
+        if self.input_format.choices:
             return None
         return 1 if self.label_names is None else len(self.label_names)
 
     @property
     def id2label(self) -> dict[int, str] | None:
         """`config.id2label` for the model, or `None` for regression / multiple choice."""
-        if self.format == "multiple_choice" or self.label_names is None:
+        if self.input_format.choices or self.label_names is None:
             return None
         return dict(enumerate(self.class_names or self.label_names))
 

@@ -31,10 +31,10 @@ from transformers import PreTrainedTokenizerBase
 from ..formats import (
     IGNORE_INDEX,
     SPECIAL_TOKEN_FIELDS,
-    SPECIAL_TOKENS_PER_SEQUENCE,
     check_max_length,
     classification,
     entailment,
+    input_format,
     multiple_choice,
     similarity,
 )
@@ -323,23 +323,13 @@ class GPT1MultipleChoiceCollator(GPT1Collator):
         return multiple_choice(context, choices, question=question, segment_cap=self.segment_cap, **self._ids())
 
 
-_COLLATORS: dict[str, type[GPT1Collator]] = {
-    "classification": GPT1ClassificationCollator,
-    "entailment": GPT1ClassificationCollator,
-    "similarity": GPT1SimilarityCollator,
-    "multiple_choice": GPT1MultipleChoiceCollator,
-}
-
-
 def collator_for_format(format: str) -> type[GPT1Collator]:
-    """The collator class of one of [`~hf_gpt1.data.tasks.FORMATS`].
+    """The collator class of a format ([`~hf_gpt1.formats.InputFormat.collator`]).
 
     Raises:
         `ValueError`: Unknown format; the message lists the valid ones.
     """
-    if format not in _COLLATORS:
-        raise ValueError(f"Unknown format {format!r}; valid formats: {list(FORMATS)}.")
-    return _COLLATORS[format]
+    return globals()[input_format(format).collator]
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -394,7 +384,7 @@ class GPT1Preprocessor:
         n_rows = len(next(iter(batch.values())))
         indices = range(n_rows) if indices is None else indices
         out: dict[str, list] = {}
-        if task.format == "multiple_choice":
+        if task.input_format.choices:
             parts = [self._texts(batch, name, indices) for name in task.text_columns]
             out["context"] = self._tokenize([" ".join(p for p in row if p) for row in zip(*parts)])
             if task.question_column:
@@ -460,7 +450,7 @@ def _custom_task(
     feature = dataset.features.get(label_column)
     if label_names is None and isinstance(feature, datasets.ClassLabel):
         label_names = feature.names
-    if label_names is None and format != "multiple_choice" and feature is not None:
+    if label_names is None and not input_format(format).choices and feature is not None:
         if not (isinstance(feature, datasets.Value) and feature.dtype.startswith("float")):
             raise ValueError(
                 f"Column {label_column!r} ({feature}) is neither a ClassLabel nor float: pass label_names=[...] for "
@@ -566,7 +556,7 @@ def segment_lengths(dataset: datasets.Dataset, format: str) -> list[np.ndarray]:
     def lengths(column) -> np.ndarray:
         return pc.list_value_length(column).to_numpy(zero_copy_only=False).astype(np.int64)
 
-    if format == "multiple_choice":
+    if input_format(format).choices:
         choices = table["choices"].combine_chunks()
         longest = np.zeros(table.num_rows, dtype=np.int64)
         np.maximum.at(longest, pc.list_parent_indices(choices).to_numpy(), lengths(pc.list_flatten(choices)))
@@ -583,5 +573,5 @@ def rows_to_truncate(dataset: datasets.Dataset, format: str, max_length: int, se
     segments = segment_lengths(dataset, format)
     cap = max_length if segment_cap is None else segment_cap
     over_cap = np.logical_or.reduce([segment > cap for segment in segments])
-    total = sum(np.minimum(segment, cap) for segment in segments) + SPECIAL_TOKENS_PER_SEQUENCE[format]
+    total = sum(np.minimum(segment, cap) for segment in segments) + input_format(format).special_tokens
     return int((over_cap | (total > max_length)).sum())

@@ -30,15 +30,12 @@ from ..configuration_gpt1 import MIN_TRANSFORMERS_VERSION
 from ..data.hub_access import hub_access
 from ..data.metrics import baseline_name, scores_and_baselines
 from ..data.tasks import TaskSpec, get_task
+from ..modeling_gpt1 import HEADS
 from ..pipelines import MULTIPLE_CHOICE_TASK, GPT1MultipleChoicePipeline, gpt1_special_token_ids
 from ..tokenization_gpt1 import load_gpt1_tokenizer
 from ..training.output_dir import RESULTS_FILE, RUN_FILE
 
-_PIPELINE_TAGS = {
-    "GPT1ForSequenceClassification": "text-classification",
-    "GPT1ForMultipleChoice": MULTIPLE_CHOICE_TASK,
-    "GPT1LMHeadModel": "text-generation",
-}
+_PIPELINE_TAGS = {entry.model.__name__: entry.pipeline_tag for entry in HEADS if entry.pipeline_tag}
 
 __all__ = ["model_card", "push_finetuned"]
 
@@ -198,7 +195,7 @@ def model_card(model_dir: str | os.PathLike, repo_id: str, base_model: str | Non
             'generator("The book was", max_new_tokens=20)',
         ]
     else:
-        pair = spec is not None and spec.format != "classification"
+        pair = spec is not None and spec.input_format.pair
         example = '{"text": "first sentence", "text_pair": "second sentence"}' if pair else '"A sentence."'
         lines += [
             f'classifier = pipeline("text-classification", model="{repo_id}", trust_remote_code=True)',

@@ -159,9 +159,9 @@ def _data_lines(
             rows = rows.select(range(min(limit, rows.num_rows)))
         tokenized, _ = prepare_dataset(
             rows, tokenizer, spec, drop_unlabeled=not split.startswith("test"), max_length=max_length,
-            **({"segment_cap": cap} if spec.format == "multiple_choice" else {}),
+            **({"segment_cap": cap} if spec.input_format.choices else {}),
         )  # fmt: skip
-        cut = rows_to_truncate(tokenized, spec.format, max_length, cap if spec.format == "multiple_choice" else None)
+        cut = rows_to_truncate(tokenized, spec.format, max_length, cap if spec.input_format.choices else None)
         counts[split] = {"rows": rows.num_rows, "too_long": cut}
     digest = rows_digest(splits)
     parts = ", ".join(f"{split} {c['rows']:,} ({c['too_long']:,} too long)" for split, c in counts.items())
@@ -225,7 +225,7 @@ def plan_runs(
     batch = batch_flags(extra)
     for task in data:
         spec = task.spec
-        recipe = "multiple-choice" if spec.format == "multiple_choice" else "glue"
+        recipe = "multiple-choice" if spec.input_format.choices else "glue"
         for condition in conditions:
             for seed in seeds:
                 folder = Path(output_dir) / spec.name / condition / f"seed-{seed}"

@@ -30,7 +30,8 @@ from ..data.submissions import write_glue_submission, write_predictions
 from ..data.tasks import TaskSpec, get_task
 from ..data.transforms import prepare_dataset, rows_to_truncate
 from ..formats import story_cloze_segment_cap
-from ..modeling_gpt1 import GPT1ForMultipleChoice, GPT1ForSequenceClassification, GPT1PreTrainedModel
+from ..modeling_gpt1 import GPT1PreTrainedModel
+from ..modeling_gpt1 import head as model_head
 from ..tokenization_gpt1 import add_gpt1_special_tokens, load_gpt1_tokenizer
 from .arguments import (
     MODEL_DTYPES,
@@ -96,7 +97,7 @@ def run_finetuning(
     max_length, segment_cap = _lengths(data_args, model.config, predict_only=not args.do_train)
     # the truncation the run uses travels with the model, so that pipelines serve inputs as the run saw them
     tokenizer.model_max_length = max_length
-    if spec.format == "multiple_choice":
+    if spec.input_format.choices:
         model.config.segment_cap = segment_cap
 
     # tokenized once (the main process first; the others read its cache)
@@ -204,10 +205,6 @@ def reinitialize_blocks(model: GPT1PreTrainedModel, keep: int) -> None:
                     param.normal_(0.0, std)
 
 
-HEAD_WEIGHTS = ("score.weight", "score.bias")
-"""The classifier's weights: new in a model about to be fine-tuned, trained in one that predicts."""
-
-
 def build_model(
     spec: TaskSpec, model_args: ModelArguments, tokenizer, predict_only: bool = False
 ) -> GPT1PreTrainedModel:
@@ -216,18 +213,19 @@ def build_model(
     Every weight but a new head's comes from the checkpoint. With `predict_only`, the head too, and it must have been
     fine-tuned on this task, with its labels (`--ignore_head_checks` lets a user predict with any head knowingly).
     """
-    head = GPT1ForMultipleChoice if spec.format == "multiple_choice" else GPT1ForSequenceClassification
+    fmt = spec.input_format
+    head = model_head(fmt.head)
     checked = predict_only and not model_args.ignore_head_checks
     overrides: dict[str, Any] = {
         "lm_coef": model_args.lm_coef,
         "clf_pdrop": model_args.clf_pdrop,
         "original_embedding_table": model_args.original_embedding_table,
-        "similarity": spec.format == "similarity",
+        "similarity": fmt.orderings == 2,
         "input_format": spec.format,
         "clf_label_smoothing": model_args.clf_label_smoothing,
         "dtype": MODEL_DTYPES[model_args.model_dtype],
     }
-    if spec.format != "multiple_choice":
+    if not fmt.choices:
         overrides["num_labels"] = spec.num_labels
         if spec.id2label:
             overrides["id2label"] = spec.id2label
@@ -240,15 +238,15 @@ def build_model(
     if model_args.from_scratch:
         check_model_path(model_args.model_name_or_path)
         overrides.pop("dtype")
-        config = load_config(head.config_class, model_args.model_name_or_path, **overrides)
-        model = head(config).to(new_model_dtype(model_args.model_dtype))
+        config = load_config(head.model.config_class, model_args.model_name_or_path, **overrides)
+        model = head.model(config).to(new_model_dtype(model_args.model_dtype))
     else:
         if checked:
-            _check_head(spec, load_config(head.config_class, model_args.model_name_or_path), model_args)
+            _check_head(spec, load_config(head.model.config_class, model_args.model_name_or_path), model_args)
         model = load_checkpoint(
-            head,
+            head.model,
             model_args.model_name_or_path,
-            new_weights=() if checked else HEAD_WEIGHTS,
+            new_weights=() if checked else head.new_weights,
             missing_hint=_HEAD_FIX if checked else "re-save the checkpoint from a complete model (save_pretrained)",
             **overrides,
         )
@@ -295,12 +293,12 @@ def _check_arguments(
     spec: TaskSpec, model_args: ModelArguments, data_args: DataArguments, args: GPT1TrainingArguments, recipe: str
 ) -> None:
     """What the arguments' own checks cannot see: the task and recipe together."""
-    multiple_choice = spec.format == "multiple_choice"
+    multiple_choice = spec.input_format.choices
     right = RECIPE_FOR_MULTIPLE_CHOICE[multiple_choice]
     if recipe in RECIPE_FOR_MULTIPLE_CHOICE.values() and recipe != right:
         kind = "multiple choice" if multiple_choice else "not multiple choice"
         raise ValueError(f"--task {data_args.task!r} is {kind}: run it with recipes/{right}.py.")
-    if data_args.segment_cap is not None and spec.format != "multiple_choice":
+    if data_args.segment_cap is not None and not multiple_choice:
         raise ValueError("--segment_cap applies to multiple-choice tasks (Story Cloze, RACE, SWAG) only.")
     if data_args.story_cloze_protocol and spec.name != "story_cloze":
         raise ValueError(f"--story_cloze_protocol is Story Cloze's; --task {data_args.task!r} has no such protocol.")
@@ -388,7 +386,7 @@ def _check_columns(spec: TaskSpec, split: str, rows: datasets.Dataset, source: s
             f"{source}: task {spec.name!r} needs column(s) {missing}, but the columns are {rows.column_names}. Rename "
             "them (the Hub's names), or give the official GLUE file."
         )
-    if spec.format != "multiple_choice":  # an empty text would be classified from its special tokens alone
+    if not spec.input_format.choices:  # an empty text would be classified from its special tokens alone
         for name in spec.text_columns:
             empty = next((i for i, text in enumerate(rows[name]) if isinstance(text, str) and not text.strip()), None)
             if empty is not None:
@@ -467,7 +465,7 @@ def _tokenize(
             drop_unlabeled=not split.startswith("test"),
             max_length=max_length,
             pad_to_multiple_of=data_args.pad_to_multiple_of,
-            **({"segment_cap": segment_cap} if spec.format == "multiple_choice" else {}),
+            **({"segment_cap": segment_cap} if spec.input_format.choices else {}),
         )
     except (KeyError, TypeError, ValueError) as err:  # name the file: the row/column alone is not enough
         message = err.args[0] if isinstance(err, KeyError) and err.args else err
@@ -481,7 +479,7 @@ def _tokenize(
             rows.num_rows,
             spec.label_column,
         )
-    cap = segment_cap if spec.format == "multiple_choice" else None
+    cap = segment_cap if spec.input_format.choices else None
     truncated = rows_to_truncate(dataset, spec.format, max_length, cap)
     if truncated:
         logger.warning(
