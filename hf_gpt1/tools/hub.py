@@ -29,11 +29,11 @@ from .. import modeling_gpt1
 from ..configuration_gpt1 import MIN_TRANSFORMERS_VERSION
 from ..data.hub_access import hub_access
 from ..data.metrics import baseline_name, scores_and_baselines
-from ..data.tasks import TaskSpec, get_task
+from ..data.tasks import TaskSpec, get_task, task_from_file
 from ..modeling_gpt1 import HEADS
 from ..pipelines import MULTIPLE_CHOICE_TASK, GPT1MultipleChoicePipeline, gpt1_special_token_ids
 from ..tokenization_gpt1 import load_gpt1_tokenizer
-from ..training.output_dir import RESULTS_FILE, RUN_FILE
+from ..training.output_dir import RESULTS_FILE, RUN_FILE, TASK_FILE
 
 _PIPELINE_TAGS = {entry.model.__name__: entry.pipeline_tag for entry in HEADS if entry.pipeline_tag}
 
@@ -91,8 +91,11 @@ def model_card(model_dir: str | os.PathLike, repo_id: str, base_model: str | Non
     results = _read_json(folder / RESULTS_FILE)
     data = run.get("data", {})
     base_model = base_model or run.get("model", {}).get("model_name_or_path")
-    task_name = data.get("task") or results.get("task")
-    spec: TaskSpec | None = get_task(task_name) if task_name else None
+    task_name = results.get("task") or data.get("task")
+    if (folder / TASK_FILE).is_file():  # a task its user registered: declared beside the model
+        spec: TaskSpec | None = task_from_file(folder / TASK_FILE)
+    else:
+        spec = get_task(task_name) if task_name else None
     architecture = (config.get("architectures") or ["GPT1PreTrainedModel"])[0]
     pipeline_tag = _PIPELINE_TAGS.get(architecture)
     metrics, baselines = _eval_metrics(results)

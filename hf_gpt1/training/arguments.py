@@ -287,7 +287,12 @@ class ModelArguments:
 
 @dataclass
 class DataArguments:
-    task: str = field(metadata={"help": "Task name from hf_gpt1.data.tasks (rte, sst2, mnli, ax, story_cloze, ...)."})
+    task: str = field(
+        metadata={
+            "help": "Task name from hf_gpt1.data.tasks (rte, sst2, mnli, ax, story_cloze, ...), or a task file: a "
+            ".json or .yaml object of TaskSpec fields, for a task of your own."
+        }
+    )
     data_dir: str | None = field(
         default=None,
         metadata={"help": "Official GLUE TSV folder (the GLUE root or the task folder); --*_file override splits."},

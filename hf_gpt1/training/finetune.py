@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import time
+from pathlib import Path
 from typing import Any
 
 import datasets
@@ -24,10 +25,11 @@ import torch
 from transformers import EvalPrediction, set_seed
 from transformers.trainer_utils import IntervalStrategy, SaveStrategy
 
+from ..data.atomic import write_json_atomic
 from ..data.files import check_unique_ids, load_task_splits, task_folder
 from ..data.metrics import baseline_name, load_metric, prediction_warnings, score_with_baselines
 from ..data.submissions import write_glue_submission, write_predictions
-from ..data.tasks import TaskSpec, get_task
+from ..data.tasks import BUILTIN_TASKS, TaskSpec, get_task, task_to_dict
 from ..data.transforms import prepare_dataset, rows_to_truncate
 from ..formats import story_cloze_segment_cap
 from ..modeling_gpt1 import GPT1PreTrainedModel
@@ -43,7 +45,7 @@ from .arguments import (
 )
 from .checkpoints import check_model_path, load_checkpoint, load_config, model_hub_access, resume_checkpoint
 from .memory import apply_memory_arguments
-from .output_dir import check_output_dir, claimed, run_identity
+from .output_dir import TASK_FILE, check_output_dir, claimed, run_identity
 from .results import format_metrics, log_once, logged_metrics, print_start, save_results
 from .trainer import GPT1Trainer
 
@@ -122,6 +124,8 @@ def run_finetuning(
         compute_metrics=_metric_fn(spec),
     )
     with claimed(args, identity):
+        if spec.name not in BUILTIN_TASKS and trainer.is_world_process_zero():  # later tools learn the task here
+            write_json_atomic(Path(args.output_dir) / TASK_FILE, task_to_dict(spec))
         print_start(trainer, title, _batch_note(args))
         train_result = None
         if args.do_train:

@@ -38,11 +38,13 @@ logger = logging.getLogger(__name__)
 RUN_FILE = "hf_gpt1_run.json"
 LOCK_FILE = ".hf_gpt1.lock"
 RESULTS_FILE = "all_results.json"
+TASK_FILE = "task.json"  # the declaration of a task that is not built in (hf_gpt1.data.tasks.task_from_file)
 
 __all__ = [
     "LOCK_FILE",
     "RESULTS_FILE",
     "RUN_FILE",
+    "TASK_FILE",
     "OutputDirLock",
     "check_output_dir",
     "check_recorded_digests",

@@ -666,3 +666,37 @@ def test_a_run_draws_its_learning_curves_and_reports_to_tensorboard(tiny_lm, glu
         assert image.format == "PNG" and image.width == 1500
     assert f"  learning curves: {out / 'curves.png'}" in capsys.readouterr().out
     assert list((out / "runs").rglob("events.out.tfevents.*"))  # transformers' TensorBoard callback wrote its events
+
+
+def test_a_task_of_your_own_from_a_task_file(tiny_lm, tmp_path):
+    """`--task boolq.yaml` on rows whose label column is bool (BoolQ's layout): the run trains and scores it, and
+    leaves its declaration beside the model, from which a fresh process writes the model card."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    task = tmp_path / "boolq.yaml"
+    task.write_text(yaml.safe_dump({
+        "name": "my_boolq", "format": "entailment", "text_columns": ["question", "passage"],
+        "label_names": ["False", "True"], "label_column": "answer", "metric_config": "accuracy",
+        "main_metric": "accuracy",
+    }))  # fmt: skip
+    rows = [{"question": f"is item {i} red", "passage": f"item {i} is {'red' if i % 2 else 'blue'} .",
+             "answer": bool(i % 2)} for i in range(48)]  # fmt: skip
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    out = tmp_path / "out"
+    argv = ["--task", str(task), "--model_name_or_path", str(tiny_lm), "--train_file", str(data),
+            "--validation_file", str(data), "--output_dir", str(out), "--num_train_epochs", "1",
+            "--per_device_train_batch_size", "16", "--do_predict", "false", *COMMON]  # fmt: skip
+    results = glue_main(argv)
+    assert results["task"] == "my_boolq" and 0 <= results["validation"]["eval_validation_accuracy"] <= 1
+    assert yaml.safe_load(task.read_text())["name"] == json.loads((out / "task.json").read_text())["name"]
+    card = subprocess.run(
+        [sys.executable, "-c", "import sys; from hf_gpt1.tools.hub import model_card; "
+         "print(model_card(sys.argv[1], 'me/boolq'))", str(out)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert card.returncode == 0, card.stderr[-2000:]
+    assert '"text_pair": "second sentence"' in card.stdout  # a pair task: the card's example says so
