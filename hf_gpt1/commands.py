@@ -9,8 +9,8 @@
     hf-gpt1 reproduce report --output_dir runs/reproduce
     hf-gpt1 <command> --help        # the command's own arguments; --help_all adds all of TrainingArguments
 
-`accelerate launch -m hf_gpt1.commands glue ...` runs a recipe on several processes, as `accelerate launch
-recipes/glue.py ...` does from a checkout.
+`python -m hf_gpt1 <command>` is the same; `accelerate launch -m hf_gpt1 glue ...` runs a recipe on several
+processes, as `accelerate launch recipes/glue.py ...` does from a checkout.
 """
 
 from __future__ import annotations

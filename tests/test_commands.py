@@ -64,3 +64,27 @@ def test_a_misspelled_flag_is_one_line_without_the_usage(command, tmp_path):
         "lists the recipe's arguments."
     )
     assert "usage:" not in done.stderr and not (tmp_path / "x").exists()
+
+
+def test_python_m_hf_gpt1_is_the_same_command(tmp_path):
+    module = [sys.executable, "-m", "hf_gpt1"]
+    listed = run(module, "--help", cwd=tmp_path)
+    assert listed.returncode == 0 and "\n  reproduce " in listed.stdout
+    done = run(module, "convert", "--help", cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.startswith("usage: hf-gpt1 convert")
+
+
+def test_convert_and_push_parse_as_every_command_does(tmp_path):
+    """Exact names (a prefix is refused, the right name suggested), argument files first, checks in one line."""
+    from hf_gpt1.tools.convert import main as convert
+    from hf_gpt1.tools.hub import main as push
+
+    with pytest.raises(ValueError, match=r"--n_position \(did you mean --n_positions\?\)"):
+        convert(["--checkpoint_dir", "x", "--output_dir", str(tmp_path / "y"), "--n_position", "8"])
+    arguments = tmp_path / "convert.yaml"
+    arguments.write_text(f"checkpoint_dir: {tmp_path}\noutput_dir: {tmp_path / 'out'}\nencoder_path: e.json\n")
+    with pytest.raises(ValueError, match="--encoder_path and --bpe_path go together"):
+        convert([str(arguments)])
+    with pytest.raises(ValueError, match=r"--privat \(did you mean --private\?\)"):
+        push([str(tmp_path), "me/gpt1", "--privat"])
+    assert not (tmp_path / "out").exists() and not (tmp_path / "y").exists()

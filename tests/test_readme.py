@@ -263,7 +263,7 @@ def test_the_reproduction_commands_run(tiny_lm, glue_slice, tmp_path):
         after = {"report": [], "submit-pack": ["--partial"]}.get(action, budget)
         argv = command.split()[1:] + after
         done = subprocess.run(
-            [sys.executable, "-m", "hf_gpt1.commands", *argv], cwd=tmp_path, capture_output=True, text=True,
+            [sys.executable, "-m", "hf_gpt1", *argv], cwd=tmp_path, capture_output=True, text=True,
             timeout=600,
         )  # fmt: skip
         assert done.returncode == 0, f"{command}\n{done.stdout[-2000:]}{done.stderr[-3000:]}"

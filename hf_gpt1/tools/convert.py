@@ -16,8 +16,8 @@ Usage:
 
 from __future__ import annotations
 
-import argparse
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +27,7 @@ from ..configuration_gpt1 import GPT1Config
 from ..data.atomic import atomic_save
 from ..formats import SPECIAL_TOKEN_FIELDS, SPECIAL_TOKENS
 from ..modeling_gpt1 import GPT1LMHeadModel
+from ..training.cli import parse_recipe_args
 
 NUM_SHARDS = 10
 # Per-block arrays in release order, with the hf_gpt1 parameter each one becomes.
@@ -187,21 +188,27 @@ def convert_openai_checkpoint(
     return model.eval()
 
 
+@dataclass
+class ConvertArguments:
+    """`hf-gpt1 convert`'s arguments."""
+
+    checkpoint_dir: str = field(metadata={"help": "Folder with params_shapes.json and params_*.npy."})
+    output_dir: str = field(metadata={"help": "Where to save the hf_gpt1 checkpoint."})
+    n_positions: int | None = field(default=None, metadata={"help": "Keep only this many position embeddings."})
+    no_special_tokens: bool = field(default=False, metadata={"help": "Do not append the GPT-1 special tokens."})
+    encoder_path: str | None = field(default=None, metadata={"help": "encoder_bpe_40000.json: also save the "
+                                                             "original tokenizer (with --bpe_path)."})  # fmt: skip
+    bpe_path: str | None = field(default=None, metadata={"help": "vocab_40000.bpe: also save the original tokenizer."})
+
+    def __post_init__(self):
+        if (self.encoder_path is None) != (self.bpe_path is None):
+            raise ValueError("--encoder_path and --bpe_path go together: give both to save the original tokenizer.")
+
+
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="hf-gpt1 convert", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--checkpoint_dir", required=True, help="folder with params_shapes.json and params_*.npy")
-    parser.add_argument("--output_dir", required=True, help="where to save the hf_gpt1 checkpoint")
-    parser.add_argument("--n_positions", type=int, default=None, help="keep only this many position embeddings")
-    parser.add_argument("--no_special_tokens", action="store_true", help="do not append the GPT-1 special tokens")
-    parser.add_argument("--encoder_path", help="encoder_bpe_40000.json: also save the original tokenizer")
-    parser.add_argument("--bpe_path", help="vocab_40000.bpe: also save the original tokenizer")
-    args = parser.parse_args(argv)
-    if (args.encoder_path is None) != (args.bpe_path is None):
-        parser.error("--encoder_path and --bpe_path go together")
-    try:
-        model = convert_openai_checkpoint(args.checkpoint_dir, args.n_positions, not args.no_special_tokens)
-    except ConversionError as err:
-        parser.exit(2, f"error: {err}\n")
+    """`hf-gpt1 convert`: [`convert_openai_checkpoint`], saved whole or not at all."""
+    (args,) = parse_recipe_args((ConvertArguments,), argv, prog="hf-gpt1 convert")
+    model = convert_openai_checkpoint(args.checkpoint_dir, args.n_positions, not args.no_special_tokens)
     with atomic_save(args.output_dir) as staging:
         model.save_pretrained(staging)
         if args.encoder_path:

@@ -13,12 +13,13 @@ modeling code with a complete `auto_map`, for multiple-choice models the `multip
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import getpass
 import json
 import os
+import sys
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from ..data.tasks import TaskSpec, get_task, task_from_file
 from ..modeling_gpt1 import HEADS
 from ..pipelines import MULTIPLE_CHOICE_TASK, GPT1MultipleChoicePipeline, gpt1_special_token_ids
 from ..tokenization_gpt1 import load_gpt1_tokenizer
+from ..training.cli import ARGUMENT_FILE_SUFFIXES, parse_recipe_args
 from ..training.output_dir import RESULTS_FILE, RUN_FILE, TASK_FILE
 
 _PIPELINE_TAGS = {entry.model.__name__: entry.pipeline_tag for entry in HEADS if entry.pipeline_tag}
@@ -333,14 +335,29 @@ def _refuse_leaks(staging: Path, folder: Path) -> None:
         )
 
 
+@dataclass
+class PushArguments:
+    """`hf-gpt1 push`'s arguments (the first two may also be given as words: `hf-gpt1 push runs/rte me/gpt1-rte`)."""
+
+    output_dir: str = field(metadata={"help": "The fine-tuning run's output folder."})
+    repo_id: str = field(metadata={"help": "namespace/name of the Hub repository (created when absent)."})
+    base_model: str | None = field(default=None, metadata={"help": "The pre-trained model, for the card (default: "
+                                                           "the run's)."})  # fmt: skip
+    private: bool = field(default=False, metadata={"help": "Create the repository private."})
+
+
 def main(argv: list[str] | None = None) -> str:
     """`hf-gpt1 push` / `python -m hf_gpt1.tools.hub`: [`push_finetuned`] from the command line."""
-    parser = argparse.ArgumentParser(prog="hf-gpt1 push", description=push_finetuned.__doc__.split("\n\n")[0])
-    parser.add_argument("output_dir", help="the fine-tuning run's output folder")
-    parser.add_argument("repo_id", help="namespace/name of the Hub repository (created when absent)")
-    parser.add_argument("--base_model", help="the pre-trained model, for the card (default: the run's)")
-    parser.add_argument("--private", action="store_true", help="create the repository private")
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    words = 0
+    while (
+        words < min(2, len(argv))
+        and not argv[words].startswith("-")
+        and not argv[words].endswith(ARGUMENT_FILE_SUFFIXES)
+    ):
+        words += 1
+    named = [word for flag, value in zip(("--output_dir", "--repo_id"), argv[:words]) for word in (flag, value)]
+    (args,) = parse_recipe_args((PushArguments,), [*named, *argv[words:]], prog="hf-gpt1 push")
     url = push_finetuned(args.output_dir, args.repo_id, base_model=args.base_model, private=args.private or None)
     print(f"Pushed {args.output_dir} to {args.repo_id}: {url}")
     return url

@@ -331,7 +331,7 @@ def _run_one(
     log = run.folder.parent / f"{run.folder.name}.log"
     with open(log, "w", encoding="utf-8") as console:
         process = subprocess.Popen(
-            [sys.executable, "-m", "hf_gpt1.commands", run.recipe, *argv],
+            [sys.executable, "-m", "hf_gpt1", run.recipe, *argv],
             stdout=console,
             stderr=subprocess.STDOUT,
             env=env,

@@ -255,7 +255,7 @@ def test_ctrl_c_stops_the_queue_and_the_same_command_continues(tiny_lm, glue_sli
         "--eval_strategy", "no", "--do_predict", "false", *COMMON,
     ]  # fmt: skip
     driver = subprocess.Popen(
-        [sys.executable, "-m", "hf_gpt1.commands", *argv], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        [sys.executable, "-m", "hf_gpt1", *argv], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         text=True, start_new_session=True,
     )  # fmt: skip
     log = out / "rte" / "full" / "seed-0.log"

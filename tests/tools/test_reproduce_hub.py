@@ -87,7 +87,7 @@ def hub(tmp_path_factory):
 
 def reproduce(env: dict[str, str], *argv: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "hf_gpt1.commands", "reproduce", *argv], env=env, capture_output=True, text=True,
+        [sys.executable, "-m", "hf_gpt1", "reproduce", *argv], env=env, capture_output=True, text=True,
         timeout=600,
     )  # fmt: skip
 

@@ -196,11 +196,13 @@ def test_glue_two_processes_match_one(pretrain_two_processes, tmp_path):
     print(f"glue/rte: max |loss_1 - loss_2| over 12 steps {diff:.2e}, max |weight diff| {weights:.2e}, acc {accuracy}")
 
 
-def _launch(launcher: list[str], args: list[str]) -> subprocess.CompletedProcess:
+def _launch(
+    launcher: list[str], args: list[str], script: tuple[str, ...] = ("recipes/glue.py",)
+) -> subprocess.CompletedProcess:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
     for name in ("LOCAL_RANK", "WORLD_SIZE", "MASTER_PORT", "MASTER_ADDR", "ACCELERATE_USE_FSDP"):
         env.pop(name, None)
-    cmd = [sys.executable, "-m", "accelerate.commands.launch", *launcher, "recipes/glue.py", *args]
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", *launcher, *script, *args]
     return subprocess.run(cmd, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
 
 
@@ -225,11 +227,12 @@ def test_the_fsdp_config_runs_on_cpu_as_ddp_and_says_so(tiny_lm, glue_slice, tmp
 
 
 def test_a_launch_that_starts_fewer_processes_than_asked_says_so(tiny_lm, glue_slice, tmp_path):
+    """Launched as the installed package's module (`accelerate launch -m hf_gpt1 glue`), from any folder."""
     from tests.utils import glue_args
 
     launcher = ["--cpu", "--num_processes", "2", "--mixed_precision", "no", "--main_process_port", "29517"]
     args = glue_args("rte", tiny_lm, glue_slice, tmp_path / "out", "--max_train_samples", "16", "--do_predict", "0")
-    proc = _launch(launcher, args)
+    proc = _launch(launcher, args, script=("-m", "hf_gpt1", "glue"))
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
     assert "glue rte: 1 process on cpu" in proc.stdout
     assert "note: accelerate launch was asked for several processes and started one" in proc.stdout
