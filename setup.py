@@ -32,7 +32,7 @@ setup(
     long_description=(here / "README.md").read_text(encoding="utf-8"),
     long_description_content_type="text/markdown",
     packages=find_packages(include=["hf_gpt1", "hf_gpt1.*"]),
-    package_data={"hf_gpt1": ["data/metrics/*/*.py"]},
+    package_data={"hf_gpt1": ["data/metrics/*/*.py", "tools/*.md"]},
     python_requires=">=3.10",
     entry_points={"console_scripts": ["hf-gpt1=hf_gpt1.commands:main"]},
     install_requires=[

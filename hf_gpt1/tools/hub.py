@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from huggingface_hub import EvalResult, HfApi, ModelCardData
+from huggingface_hub import EvalResult, HfApi, ModelCard, ModelCardData
 from transformers import AutoConfig
 
 from .. import modeling_gpt1
@@ -39,7 +39,7 @@ from ..training.output_dir import RESULTS_FILE, RUN_FILE, TASK_FILE
 
 _PIPELINE_TAGS = {entry.model.__name__: entry.pipeline_tag for entry in HEADS if entry.pipeline_tag}
 
-__all__ = ["model_card", "push_finetuned"]
+__all__ = ["card_facts", "model_card", "push_finetuned"]
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -76,16 +76,28 @@ def _eval_metrics(results: dict[str, Any]) -> tuple[dict[str, dict[str, float]],
 BASE_LICENSES = {"openai-community/openai-gpt": "mit"}
 
 
-def model_card(model_dir: str | os.PathLike, repo_id: str, base_model: str | None = None) -> str:
-    """The README.md of a fine-tuned model: metadata, base model, task, λ, data, metrics and how to use it.
+CARD_TEMPLATE = Path(__file__).with_name("model_card_template.md")
+"""The card's text (Jinja, as huggingface_hub's `ModelCard.from_template` renders it); [`card_facts`] fills it."""
 
-    Reads what the fine-tuning recipe leaves in `model_dir`: `config.json`, `hf_gpt1_run.json` (the run's model
-    and data arguments) and `all_results.json` (metrics); missing files leave their part of the card out.
+
+def card_facts(
+    model_dir: str | os.PathLike, repo_id: str, base_model: str | None = None, license: str | None = None
+) -> dict[str, Any]:
+    """What the card of a fine-tuned model states, each fact read from the run's files: `card_data` (the Hub's
+    metadata: pipeline tag, licence, base model, datasets, metrics, model-index) and the fields of
+    [`CARD_TEMPLATE`] (base model, task and format, λ, data, licence, results beside the constant baseline,
+    hyperparameters, usage).
+
+    Reads what the fine-tuning recipe leaves in `model_dir`: `config.json`, `hf_gpt1_run.json` (the run's model and
+    data arguments), `all_results.json` (metrics) and, for a task of its user's, `task.json`; missing files leave
+    their part out.
 
     Args:
         model_dir (`str` or `os.PathLike`): The recipe's output folder.
         repo_id (`str`): The repository the card is for (used in the usage examples).
         base_model (`str`, *optional*): The pre-trained model; default: the run's `--model_name_or_path`.
+        license (`str`, *optional*): The model's licence (a Hub licence identifier); default: the base model's where
+            it is known ([`BASE_LICENSES`]), else none is stated.
     """
     folder = Path(model_dir)
     config = _read_json(folder / "config.json")
@@ -129,13 +141,14 @@ def model_card(model_dir: str | os.PathLike, repo_id: str, base_model: str | Non
         for name, value in values.items()
         if spec is not None
     ]
-    metadata = ModelCardData(
+    names = sorted({name for split in metrics.values() for name in split})
+    card_data = ModelCardData(
         library_name="transformers",
         pipeline_tag=pipeline_tag,
-        license=BASE_LICENSES.get(hub_base),
+        license=license or BASE_LICENSES.get(hub_base),
         base_model=hub_base,
         datasets=[spec.hub[0]] if spec is not None and spec.hub is not None and source.startswith("the Hub") else None,
-        metrics=sorted({name for split in metrics.values() for name in split}) or None,
+        metrics=names or None,
         tags=["gpt1", "hf_gpt1", "custom_code"] + ([spec.name] if spec is not None else []),
         model_name=repo_id.split("/")[-1] if eval_results else None,
         eval_results=eval_results or None,
@@ -148,74 +161,57 @@ def model_card(model_dir: str | os.PathLike, repo_id: str, base_model: str | Non
         )
     else:
         base_line = "`not recorded`"
-    lines = [
-        "---",
-        metadata.to_yaml(),
-        "---",
-        "",
-        f"# {repo_id.split('/')[-1]}",
-        "",
-        f"GPT-1 (Radford et al. 2018, *Improving Language Understanding by Generative Pre-Training*) fine-tuned with "
-        f"the hf_gpt1 package as `{architecture}`.",
-        "",
-        f"- **Base model:** {base_line}",
-        f"- **Task:** {spec.name if spec else 'not recorded'}"
-        + (f" ({spec.format} input transform of the paper's Fig. 1)" if spec else ""),
-        f"- **Objective:** L3 = L2 + λ·L1 with λ (`lm_coef`) = {config.get('lm_coef', 'not recorded')}"
-        + (" (no auxiliary LM loss)" if config.get("lm_coef") == 0 else ""),
-        f"- **Data:** {source}" + (f"; {', '.join(limits)}" if limits else ""),
-        f"- **Requires:** `transformers>={MIN_TRANSFORMERS_VERSION}`",
-    ]
-    if config.get("similarity"):
-        lines.append("- **Similarity:** both orderings of each pair are encoded and their representations added.")
-    if config.get("problem_type") == "regression":
-        lines.append("- **Regression:** one output (MSE loss); the pipeline returns the raw score.")
-    if metrics:
-        names = sorted({name for split in metrics.values() for name in split})
-        lines += ["", "## Results", "", "| split | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
-        rows = [(split, values) for split, values in metrics.items()]
-        constant = f"{baseline_name(spec)} baseline" if spec is not None else "baseline"
-        rows += [(f"{constant} ({split})" if len(baselines) > 1 else constant, v) for split, v in baselines.items()]
-        for split, values in rows:
-            cells = [f"{values[name]:.4f}" if name in values else "" for name in names]
-            lines.append(f"| {split} | " + " | ".join(cells) + " |")
-        if baselines:
-            lines += [
-                "",
-                f"The {constant} predicts one constant for every row: what a model that learned nothing scores.",
-            ]
-    if hyperparameters := results.get("hyperparameters"):
-        lines += ["", "## Training hyperparameters", ""]
-        lines += [f"- {name}: {value}" for name, value in hyperparameters.items()]
-    lines += ["", "## How to use", "", "```python", "from transformers import pipeline", ""]
+    constant = (f"{baseline_name(spec)} baseline" if spec is not None else "baseline") if baselines else None
+    rows = list(metrics.items())
+    rows += [(f"{constant} ({split})" if len(baselines) > 1 else constant, v) for split, v in baselines.items()]
+    return {
+        "card_data": card_data,
+        "model_name": repo_id.split("/")[-1],
+        "architecture": architecture,
+        "base_model_line": base_line,
+        "task": spec.name if spec else None,
+        "input_format": spec.format if spec else None,
+        "lm_coef": config.get("lm_coef", "not recorded"),
+        "data_line": source + (f"; {', '.join(limits)}" if limits else ""),
+        "min_transformers": MIN_TRANSFORMERS_VERSION,
+        "similarity": bool(config.get("similarity")),
+        "regression": config.get("problem_type") == "regression",
+        "result_names": names,
+        "result_rows": [(label, [f"{v[n]:.4f}" if n in v else "" for n in names]) for label, v in rows],
+        "baseline": constant,
+        "hyperparameters": results.get("hyperparameters") or {},
+        "usage": _usage(pipeline_tag, repo_id, spec),
+    }
+
+
+def _usage(pipeline_tag: str | None, repo_id: str, spec: TaskSpec | None) -> str:
+    """The card's example: the pipeline of the model's head on an input of its task's format."""
     if pipeline_tag == MULTIPLE_CHOICE_TASK:
-        lines += [
-            f'chooser = pipeline("multiple-choice", model="{repo_id}", trust_remote_code=True)',
-            'chooser("Karen was assigned a roommate ...", answers=["Karen liked her.", "Karen hated pizza."])',
-        ]
-    elif pipeline_tag == "text-generation":
-        lines += [
+        return (
+            f'chooser = pipeline("multiple-choice", model="{repo_id}", trust_remote_code=True)\n'
+            'chooser("Karen was assigned a roommate ...", answers=["Karen liked her.", "Karen hated pizza."])'
+        )
+    if pipeline_tag == "text-generation":
+        return (
             f'generator = pipeline("text-generation", model="{repo_id}", trust_remote_code=True, '
-            "add_special_tokens=False)",
-            'generator("The book was", max_new_tokens=20)',
-        ]
-    else:
-        pair = spec is not None and spec.input_format.pair
-        example = '{"text": "first sentence", "text_pair": "second sentence"}' if pair else '"A sentence."'
-        lines += [
-            f'classifier = pipeline("text-classification", model="{repo_id}", trust_remote_code=True)',
-            f"classifier({example})",
-        ]
-    lines += [
-        "```",
-        "",
-        "`trust_remote_code=True` runs the GPT-1 code stored in this repository, so hf_gpt1 need not be installed; "
-        f"it needs `transformers>={MIN_TRANSFORMERS_VERSION}` and says so when imported under an older one. The "
-        "tokenizer adds GPT-1's `_start_` / `_delimiter_` / `_classify_` tokens itself (pass raw text, never special "
-        "tokens) and truncates long inputs as the fine-tuning did.",
-        "",
-    ]
-    return "\n".join(lines)
+            "add_special_tokens=False)\n"
+            'generator("The book was", max_new_tokens=20)'
+        )
+    pair = spec is not None and spec.input_format.pair
+    example = '{"text": "first sentence", "text_pair": "second sentence"}' if pair else '"A sentence."'
+    return (
+        f'classifier = pipeline("text-classification", model="{repo_id}", trust_remote_code=True)\n'
+        f"classifier({example})"
+    )
+
+
+def model_card(
+    model_dir: str | os.PathLike, repo_id: str, base_model: str | None = None, license: str | None = None
+) -> str:
+    """The README.md of a fine-tuned model: [`card_facts`] rendered into [`CARD_TEMPLATE`] by huggingface_hub's
+    `ModelCard.from_template`."""
+    facts = card_facts(model_dir, repo_id, base_model, license)
+    return str(ModelCard.from_template(facts.pop("card_data"), template_path=CARD_TEMPLATE, **facts))
 
 
 def push_finetuned(
@@ -223,6 +219,7 @@ def push_finetuned(
     repo_id: str,
     *,
     base_model: str | None = None,
+    license: str | None = None,
     private: bool | None = None,
     token: str | None = None,
     endpoint: str | None = None,
@@ -239,6 +236,7 @@ def push_finetuned(
         output_dir (`str` or `os.PathLike`): The recipe's output folder (model, tokenizer, results).
         repo_id (`str`): `namespace/name` of the Hub repository (created when absent).
         base_model (`str`, *optional*): The pre-trained model, for the card; default: the run's.
+        license (`str`, *optional*): The model's licence, for the card ([`card_facts`]).
         private (`bool`, *optional*): Visibility of a newly created repository.
         token (`str`, *optional*): A write token; default: the logged-in one.
         endpoint (`str`, *optional*): Hub endpoint; default: `HF_ENDPOINT` or huggingface.co.
@@ -271,7 +269,7 @@ def push_finetuned(
         if (folder / RESULTS_FILE).is_file():
             results = _without_local_paths(_read_json(folder / RESULTS_FILE), folder)
             Path(staging, RESULTS_FILE).write_text(json.dumps(results, indent=2, sort_keys=True), encoding="utf-8")
-        card = model_card(folder, repo_id, base_model=base_model)
+        card = model_card(folder, repo_id, base_model=base_model, license=license)
         Path(staging, "README.md").write_text(card, encoding="utf-8")
         _refuse_leaks(Path(staging), folder)
 
@@ -343,6 +341,10 @@ class PushArguments:
     repo_id: str = field(metadata={"help": "namespace/name of the Hub repository (created when absent)."})
     base_model: str | None = field(default=None, metadata={"help": "The pre-trained model, for the card (default: "
                                                            "the run's)."})  # fmt: skip
+    license: str | None = field(
+        default=None,
+        metadata={"help": "The model's licence, a Hub identifier (apache-2.0, mit, ...); default: the base model's."},
+    )
     private: bool = field(default=False, metadata={"help": "Create the repository private."})
 
 
@@ -358,7 +360,9 @@ def main(argv: list[str] | None = None) -> str:
         words += 1
     named = [word for flag, value in zip(("--output_dir", "--repo_id"), argv[:words]) for word in (flag, value)]
     (args,) = parse_recipe_args((PushArguments,), [*named, *argv[words:]], prog="hf-gpt1 push")
-    url = push_finetuned(args.output_dir, args.repo_id, base_model=args.base_model, private=args.private or None)
+    url = push_finetuned(
+        args.output_dir, args.repo_id, base_model=args.base_model, license=args.license, private=args.private or None
+    )
     print(f"Pushed {args.output_dir} to {args.repo_id}: {url}")
     return url
 

@@ -20,7 +20,7 @@ from transformers import PreTrainedTokenizerFast, pipeline
 from hf_gpt1 import GPT1LMHeadModel, add_gpt1_special_tokens, get_task, load_gpt1_tokenizer
 from hf_gpt1.modeling_gpt1 import AUTO_MAP
 from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
-from hf_gpt1.tools.hub import model_card, push_finetuned
+from hf_gpt1.tools.hub import card_facts, model_card, push_finetuned
 from hf_gpt1.training.arguments import ModelArguments
 from hf_gpt1.training.finetune import build_model
 from hf_gpt1.training.output_dir import RUN_FILE
@@ -172,3 +172,19 @@ def test_push_with_the_hub_unreachable_says_so_and_what_is_ready(runs, monkeypat
     assert (
         f"the model in {runs / 'stsb'} is unchanged" in message and "push again where the Hub is reachable" in message
     )
+
+
+def test_the_card_states_facts_read_from_the_run_and_the_license_given(runs, monkeypatch):
+    from hf_gpt1.tools import hub
+
+    facts = card_facts(runs / "stsb", "me/gpt1-stsb")
+    assert (facts["task"], facts["input_format"], facts["lm_coef"]) == ("stsb", "similarity", 0.5)
+    assert facts["regression"] and facts["similarity"] and facts["result_names"] == ["pearson"]
+    assert facts["card_data"].license is None  # me/gpt1-base: its licence is not known here, none is guessed
+    assert "**License:** not stated" in model_card(runs / "stsb", "me/gpt1-stsb")
+    card = model_card(runs / "stsb", "me/gpt1-stsb", license="apache-2.0")
+    assert "license: apache-2.0" in card.split("---\n")[1] and "**License:** `apache-2.0`" in card
+    given = {}
+    monkeypatch.setattr(hub, "push_finetuned", lambda *args, **kwargs: given.update(kwargs) or "url")
+    hub.main([str(runs / "stsb"), "me/gpt1-stsb", "--license", "cc-by-4.0"])
+    assert given["license"] == "cc-by-4.0"
