@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 import re
 from pathlib import Path
 
@@ -31,6 +33,8 @@ setup(
     description="GPT-1 (Radford et al. 2018) as a first-class Hugging Face transformers model",
     long_description=(here / "README.md").read_text(encoding="utf-8"),
     long_description_content_type="text/markdown",
+    license="Apache-2.0",
+    license_files=["LICENSE"],
     packages=find_packages(include=["hf_gpt1", "hf_gpt1.*"]),
     package_data={"hf_gpt1": ["data/metrics/*/*.py", "tools/*.md"]},
     python_requires=">=3.10",

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Pre-training data preparation at corpus scale: this checkout against an earlier commit, side by side in one run.
 
     python benchmarks/bench_data_prep.py --sizes 16,64 --baseline 1754e6a --baseline-sizes 16,64 \

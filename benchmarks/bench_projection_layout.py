@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The blocks' projections as transformers' `Conv1D` (hf_gpt1 0.2) and as `nn.Linear` (now), side by side in one run.
 
 Forward + backward of each of GPT-1's four projection shapes on one batch of tokens, the two layouts interleaved

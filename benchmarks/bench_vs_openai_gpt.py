@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """hf_gpt1 vs transformers' `openai-gpt` (`transformers.models.openai`), side by side in one process.
 
 Both sides get the same config and the same weights (ours are copied into the reference), the same batches, and are

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """How far the recipes' optimizer is from the original code's, over one fine-tuning run.
 
 The recipes use transformers' `AdamW` and linear warm-up/decay schedule. The original code

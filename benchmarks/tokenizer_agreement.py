@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Sentence-level agreement of GPT-1 tokenizers with the ORIGINAL GPT-1 pipeline.
 
 Reference (openai/finetune-transformer-lm, `text_utils.TextEncoder.encode`): `ftfy.fix_text` -> `text_standardize` ->

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """hf_gpt1: GPT-1 (Radford et al. 2018) as a first-class Hugging Face transformers model.
 
 Importing the package registers the `gpt1` model type with transformers' Auto classes (config, models, tokenizer),

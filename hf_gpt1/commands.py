@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """`hf-gpt1`: the recipes and tools as one console command, from any folder once hf_gpt1 is installed.
 
     hf-gpt1 pretrain --train_files books.txt --output_dir runs/pretrain

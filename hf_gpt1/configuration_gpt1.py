@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """GPT-1 configuration: the paper's architecture plus the fine-tuning fields of its L3 objective."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """GPT-1's task input formats on plain lists of token ids (the paper's Fig. 1, right), and the constants they share.
 
 `s` = start, `$` = delimiter, `e` = extract (`_classify_`):

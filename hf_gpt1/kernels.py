@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Faster implementations of three pieces of GPT-1's training step, kept out of the model file.
 
 * `apply_dropout` / `GPT1Dropout`: dropout with a cheaper random mask on the CPU.

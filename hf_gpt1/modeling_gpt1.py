@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """GPT-1 (Radford et al. 2018) as a transformers model: a post-LayerNorm decoder and its three heads.
 
 Top-down: attention → MLP → block → pre-trained base → decoder → LM head → fine-tuning heads. Parameter names and

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Inference pipelines for GPT-1 fine-tuned models: multiple choice as a registered `pipeline()` task.
 
 Text classification, entailment, similarity and regression need no class of ours: the saved tokenizer's

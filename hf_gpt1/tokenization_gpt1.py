@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 # Copyright 2025 The hf_gpt1 authors. Licensed under the Apache License, Version 2.0.
 """GPT-1 tokenizers (Radford et al., 2018), all backed by 🤗 `tokenizers` and returned as `PreTrainedTokenizerFast`.
 

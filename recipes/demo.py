@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The embedded default: GPT-1's two-stage method end to end, offline, in minutes on a laptop CPU.
 
     bash scripts/demo.sh                  # set-up + this script with its defaults

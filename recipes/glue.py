@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Fine-tune GPT-1 on GLUE (plus SNLI and SciTail) with L3 = L2 + λ·L1, the paper's protocol as defaults.
 
     accelerate launch recipes/glue.py --task rte --output_dir runs/rte              # Hub data and weights

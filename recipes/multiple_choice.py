@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Fine-tune GPT-1 for multiple choice (Story Cloze, RACE, SWAG) with L3: `<s> context <$> answer_k <e>` per answer.
 
     # Story Cloze as in the paper: train on the 2016 validation CSV (1,497 / 374 split, seed 3535999445), each

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Pre-train GPT-1 with the language-model objective L1 on contiguous text, from scratch or continued.
 
     # From scratch on local text: trains a GPT-1 BPE on the corpus, packs 512-token windows (Adam, max lr 2.5e-4,

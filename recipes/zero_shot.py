@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Zero-shot evaluation of a GPT-1 language model with the paper's heuristics (section 5, Fig. 2 right).
 
     python recipes/zero_shot.py --model_name_or_path runs/pretrain --task sst2 --data_dir ../shared/data/glue

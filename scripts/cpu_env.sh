@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by demo.sh and test.sh after set-up. Some virtual machines report AMX in their CPU flags without enabling it
 # for processes: oneDNN then picks AMX for bf16 matmuls and the process dies with SIGILL ("Illegal instruction").
 # One probe detects that and caps oneDNN at AVX-512 BF16 for this shell (bf16 stays correct, only slower), saying so.

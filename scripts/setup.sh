@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 # Set-up, idempotent: a local .venv with torch 2.13.0 and hf_gpt1 (editable, with its dev extras).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 # Set-up + tests. The fast suite by default (what CI runs); `--slow` adds the long tests; extra args go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Shared test set-up: offline hub, deterministic seeds, and the real-data fixtures the recipe tests start from (a tiny
 GPT-1 pre-trained on WikiText-2, slices of GLUE folders); helpers are in tests/utils.py."""
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The bad-input catalogue (docs/BAD_INPUT.md): every case gets one error naming the problem, the offending value /
 column / file / line and the fix, raised before any training step and without a traceback from inside torch.
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Smoke run of benchmarks/bench_vs_openai_gpt.py on a tiny config: it runs and writes its table and JSON.
 
 The benchmark's numbers are not checked here (CI machines are not benchmark machines); see benchmarks/README.md.

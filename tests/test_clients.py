@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The clients Hugging Face users already run, on tiny GPT-1 models saved to local folders (no Hub): lm-eval's `hf`
 backend, TRL's SFT (packing on and off) and reward trainers, PEFT's LoRA, sentence-transformers and Accelerate's
 big-model loading. Each runs the client's own code unchanged."""

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The `hf-gpt1` console command that `pip install` puts on the PATH: the recipes and tools from any folder."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """torch.compile of the LM and classification heads: one graph (no graph breaks) and the eager results.
 
 Dynamo's tracing is checked with `torch._dynamo.explain` and `fullgraph=True` on the "eager" backend (fast, no code

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """GPT1Config (hf_gpt1.configuration_gpt1): the paper's defaults, validation, openai-gpt translation, the minimum
 transformers version the remote code checks."""
 

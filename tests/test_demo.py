@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The README's first command, `bash scripts/demo.sh` (set-up + recipes/demo.py), end to end on the packaged BBC News
 corpus, with tiny budgets."""
 

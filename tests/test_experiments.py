@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """CI's smoke run of the small-scale experiment driver (recipes/experiments/small_scale.py), tiny sizes."""
 
 import importlib.util

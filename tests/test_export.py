@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Export: `torch.export` with dynamic batch and sequence dimensions, and the ONNX exports (dynamo and the legacy
 TorchScript one) under onnxruntime, each run at shapes other than the example's and compared with the eager model."""
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """GPT-1's task input formats on plain lists of ids (hf_gpt1.formats): the transforms, their truncation rules, and
 the module's independence (it ships as remote code beside the model and the pipelines).
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Fuzzing the data path with hypothesis: arbitrary Unicode (control characters, emoji, right-to-left scripts,
 combining marks, very long words, literal special-token strings) through tokenizer → GPT1Preprocessor → collator →
 model, for every input format. Nothing may crash, and every output must stay within bounds: ids inside the

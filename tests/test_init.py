@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The package entry (hf_gpt1/__init__.py): registration with transformers' Auto classes on import, everything that
 needs datasets or the training stack loaded only on first use."""
 
@@ -62,3 +64,15 @@ def test_the_package_declares_one_version_and_no_torch_cap():
     source = (REPO_ROOT / "setup.py").read_text()
     torch_requirement = re.search(r'"torch(?![a-z])([^"]*)"', source)[1]
     assert "<" not in torch_requirement and "==" not in torch_requirement, torch_requirement
+
+
+def test_every_source_file_carries_the_licence_header():
+    """Apache-2.0 (LICENSE), stated in every tracked Python and shell file: remote code copied beside a model
+    included."""
+    tracked = subprocess.run(
+        ["git", "ls-files", "*.py", "*.sh", ".ci/run"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert tracked
+    missing = [p for p in tracked if "SPDX-License-Identifier: Apache-2.0" not in (REPO_ROOT / p).read_text()[:300]]
+    assert not missing, missing
+    assert (REPO_ROOT / "LICENSE").read_text().startswith("Copyright 2026 The hf_gpt1 authors.")

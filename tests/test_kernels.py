@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The CPU kernels of the training step (hf_gpt1.kernels): the dropout mask, attention with dropout in the inputs'
 dtype, and the L1 loss fused with the LM head, each checked against the plain PyTorch composition."""
 

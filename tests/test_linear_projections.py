@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The blocks' projections are `nn.Linear`: quantisers and adapters target them with their defaults, and checkpoints in
 transformers' legacy `Conv1D` layout (`openai-gpt`, hf_gpt1 0.2) load converted, to the same outputs."""
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The model (hf_gpt1.modeling_gpt1): parity with transformers' openai-gpt on every (device, dtype), L3 and the
 original's embedding table by hand, masks, cache, one output shape, no host syncs, tying, remote code, bad input."""
 

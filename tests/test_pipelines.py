@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Inference pipelines (hf_gpt1.pipelines + the stock text-classification / text-generation ones).
 
 Every fine-tuned model here is built the way the recipe builds it (`hf_gpt1.training.finetune.build_model` on a saved

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """README examples run as written, on tiny local models in the folders they name (doctest-style: the fenced block is
 read from README.md, so an edit that breaks an example fails here)."""
 

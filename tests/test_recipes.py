@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The recipes as a user types them: `python recipes/<name>.py --help`, an argument file, a real command line.
 
 The recipes' machinery is tested module by module (tests/training/); here the

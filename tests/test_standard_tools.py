@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Standard tools work unchanged on GPT-1: a plain `Trainer` recipe (transformers' own pattern: an accuracy metric,
 `compute_metrics`, length grouping), hooks on the input embeddings (NEFTune, activation patching).
 

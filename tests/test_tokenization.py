@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Tests of hf_gpt1.tokenization_gpt1: faithfulness to the original GPT-1 pipeline, special tokens, save/load."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """transformers' own common model and config tests, run against the GPT1 classes with a GPT-1 model tester.
 
 `ModelTesterMixin` and `ConfigTester` come from the source distribution of the installed transformers version

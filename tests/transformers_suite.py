@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """transformers' own common tests (`ModelTesterMixin`, `ConfigTester`), loaded from the source distribution of the
 installed transformers version.
 

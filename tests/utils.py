@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Helpers the tests share: the one tiny model config, the ../shared/data location, recipe arguments, and the runner
 that checks a recipe's one-line error."""
 

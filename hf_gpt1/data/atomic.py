@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Files that appear whole or not at all: every file a run writes goes through here.
 
 A file is written to a new temporary name in its own folder (created exclusively, never through a symbolic link),

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Task data in: local files, official GLUE TSV folders, the Hub, and pre-training corpora.
 
 * [`read_data_file`] reads one split from a `.csv`, `.tsv`, `.json`/`.jsonl` or `.parquet` file. A `.tsv` of a GLUE

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Local inputs identified by their content, not their path and modification time.
 
 `datasets` keys its cache of a local file by path and modification time, so a file replaced by another of the same size

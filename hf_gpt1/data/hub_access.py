@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The one place that turns "the Hugging Face Hub could not be reached" into a line naming what was asked for, why it
 failed (offline mode or no connection) and the local way to do without it."""
 

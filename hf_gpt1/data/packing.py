@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Pre-training data: text → fixed-length token windows, prepared once, on every core, in flat memory.
 
 * [`TextCorpus`]: local `.txt` (one document per line) or `.jsonl` corpora, checked and cut into line-aligned byte

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Predictions out: GLUE submission TSVs and per-task prediction files, one row per input row, in input order,
 each written whole or not at all."""
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The table of fine-tuning tasks GPT-1 was evaluated on.
 
 One [`TaskSpec`] per task says which columns hold the text, which of the paper's four input formats (Fig. 1, right)

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The collators that apply GPT-1's task input transforms (the paper's Fig. 1, right) to batches, and the
 tokenization step that feeds them.
 

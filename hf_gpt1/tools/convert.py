@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Convert the original OpenAI GPT-1 release (`params_shapes.json` + `params_0.npy` … `params_9.npy`) to hf_gpt1.
 
 The release (openai/finetune-transformer-lm, `model/`) stores 146 float32 arrays, concatenated flat and split into

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Publishing a fine-tuned GPT-1 on the Hugging Face Hub: model card + one-call push.
 
 A pushed repository holds the weights (safetensors), the tokenizer (with the GPT-1 input template), the package's

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The published results of GPT-1's paper, Tables 2–5, in the paper's units, as a reproduction compares against them.
 
 Radford, Narasimhan, Salimans and Sutskever (2018), "Improving Language Understanding by Generative Pre-Training",

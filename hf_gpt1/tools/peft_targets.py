@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """PEFT's default LoRA targets for GPT-1: `get_peft_model(model, LoraConfig())` works without `target_modules`.
 
 PEFT looks default targets up in a table keyed by model type (`peft.utils.constants`), which has no entry for

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """`hf-gpt1 reproduce plan | prefetch | run | report | submit-pack`: the paper's Tables 2–5 from the original
 weights, beside the paper.
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """What `hf-gpt1 reproduce` reads back from its runs: the report beside the paper's Tables 2–5 (`results.json`,
 `REPORT.md`) and the GLUE server's submission zip (`submit-pack`).
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The paper's zero-shot heuristics (section 5, Fig. 2 right): task performance of a GPT-1 language model before any
 fine-tuning, read off its next-token probabilities.
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The arguments of the recipes: what every run shares (`RecipeTrainingArguments`), then fine-tuning's and
 pre-training's model, data and training arguments with the paper's settings as defaults.
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The Trainer callbacks of hf_gpt1: the steady-state speed meter (with its step clock, which the benchmarks use too),
 checkpoint completion (a marker once every file is written, then rotation), and the graceful stop on a signal."""
 

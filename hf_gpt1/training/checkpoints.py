@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Checkpoints that are never lost: completion markers, verified resumes, safe rotation, and model loading.
 
 Trainer writes a checkpoint file by file; a run killed half-way leaves a folder that looks like a checkpoint but is

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The recipes' command line: arguments from flags and YAML/JSON files, and every input problem as one line.
 
 python recipes/glue.py my_run.yaml --seed 3     # a file of arguments, overridden by the flags after it

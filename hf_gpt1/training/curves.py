@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """A run's learning curves, drawn from its log history as `curves.png` beside `all_results.json`: the training
 losses (L1, or L3 with its parts L2 and L1 when fine-tuning), the held-out losses and metrics, the learning rate."""
 

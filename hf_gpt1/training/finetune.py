@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Fine-tuning with L3 = L2 + λ·L1 on any task of `hf_gpt1.data.tasks`: [`run_finetuning`], behind
 `recipes/glue.py` and `recipes/multiple_choice.py`.
 

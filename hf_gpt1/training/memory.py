@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """CPU training's allocator setting: freed memory kept in the process (the pre-training recipe's default)."""
 
 from __future__ import annotations

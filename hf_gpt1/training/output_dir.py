@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The output folder of a run: one run per folder, identified by what makes its results comparable.
 
 A run first checks its folder ([`check_output_dir`], which changes nothing), then checks every input, and only then

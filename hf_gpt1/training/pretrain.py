@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """L1 pre-training (from scratch or continued) on packed windows of contiguous text: [`run_pretraining`], behind
 `recipes/pretrain.py`.
 

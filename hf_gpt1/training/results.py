@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """What a run tells its user: the start line, `all_results.json` (written atomically) and the closing summary."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The GPT-1 `Trainer`: plain transformers `Trainer` + Accelerate (multi-GPU, multi-node, FSDP and DeepSpeed come from
 `accelerate launch --config_file recipes/configs/accelerate/<...>.yaml`), with what GPT-1 and a long run need added
 through public `Trainer` methods and callbacks only ([`TRAINER_OVERRIDES`] lists them; a test pins each one to the

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Reproduce the direction of the paper's claims at small scale on real data, with one command.
 
     python recipes/experiments/small_scale.py recipes/experiments/small_scale.yaml    # ~75 min on 2 CPU cores

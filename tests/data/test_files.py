@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Task data in and predictions out (hf_gpt1.data): the official GLUE TSVs of ../shared/data, local CSV/TSV/JSON
 files read with their problems named by file and line, a recipe's splits from a folder and files, Story Cloze's split,
 and submission / prediction files."""

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The local GLUE `evaluate` module (hf_gpt1/metrics/glue) against scikit-learn / scipy, and loading it offline."""
 
 import json

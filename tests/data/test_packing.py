@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Pre-training data (hf_gpt1.data.packing): the windows, their storage, the cache, the workers, the stream."""
 
 import json

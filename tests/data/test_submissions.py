@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Prediction files (hf_gpt1.data.submissions): GLUE submission TSVs and each task's own prediction format."""
 
 import pytest

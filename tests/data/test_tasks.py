@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The task table (hf_gpt1.data.tasks): names, formats, labels and layouts of every task."""
 
 import subprocess

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The collators that apply the paper's input transforms, and the tokenization step (hf_gpt1.data.transforms).
 
 Segments are plain integer ids below 100; the special tokens sit above them, so no test depends on a real tokenizer

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """A small HTTP stand-in for the Hugging Face Hub, for tests only: the Hub itself is unreachable here.
 
 It serves, in memory, model and dataset repositories through just the endpoints huggingface_hub 2.4 calls to create a

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The original-release converter: synthetic shards in the real params_shapes.json layout, safety, errors."""
 
 import json

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Publishing fine-tuned models (hf_gpt1.tools.hub): push → pull → pipeline, in a process without hf_gpt1.
 
 The Hub is unreachable here, so the round trip runs against `tests/hub_standin.py`, a small in-memory HTTP server on

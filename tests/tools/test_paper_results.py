@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The paper's published numbers (hf_gpt1.tools.paper_results) agree with each other as the paper prints them."""
 
 from __future__ import annotations

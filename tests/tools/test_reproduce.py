@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """`hf-gpt1 reproduce report` on canned runs: the rows beside the paper's numbers, the comparability rules, Table 5's
 averages (MNLI the mean of matched and mismatched), and the golden REPORT.md."""
 

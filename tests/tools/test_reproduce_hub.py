@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """`hf-gpt1 reproduce` as a researcher uses it, on the tiny profile: a random 2-layer model with the real tokenizer
 served as `openai-community/openai-gpt`, RACE and SNLI laid out as `ehovy/race` and `stanfordnlp/snli` are (RACE's
 article ids shared by their questions, over-long articles; SNLI's -1 test rows), and Story Cloze's 2016 CSVs.

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The paper's zero-shot heuristics (hf_gpt1.tools.zero_shot), each checked on a tiny random LM against a hand
 computation that runs the model on one unpadded sequence at a time."""
 

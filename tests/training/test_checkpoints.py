@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Checkpoints that are never lost (hf_gpt1.training.checkpoints): completion markers with file sizes, verified resumes
 that fall back past damaged checkpoints, and rotation that never deletes the last complete checkpoint."""
 

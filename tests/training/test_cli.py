@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The recipes' command line (hf_gpt1.training.cli): argument files, and one error line for every mistake."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Crash safety: `kill -9` a real recipe process mid-training, `--resume` it, and end where an unbroken run ends.
 
 Each test runs the recipe three ways with a tiny model on CPU: unbroken (in-process), killed with SIGKILL as soon as a

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Two-process data parallelism (gloo DDP on CPU) gives the same training as one process at the same global batch.
 
 Each recipe runs twice as a real command line: once as `python recipes/<x>.py` with a batch of 8, once as

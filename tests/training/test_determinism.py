@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Determinism on CPU: the same seed and settings give the same metrics and the same weights, run to run; a different
 seed does not (so the comparison can fail)."""
 

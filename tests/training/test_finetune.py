@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The fine-tuning recipes (`hf_gpt1.training.finetune`) end to end, on slices of the real GLUE files (../shared/data)
 and on hand-made files in the official layouts, starting from the tiny GPT-1 that the pre-training recipe trains
 (conftest).

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The output folder of a run (hf_gpt1.training.output_dir): the checks, the claim, and the lock that keeps two runs
 out of one folder (and is taken over from a dead run)."""
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The task protocols a reproduction of the paper needs, on rows laid out as the Hub copies are: RACE (one id per
 question, the article cut and the question kept, RACE-m and RACE-h from one model) and SNLI's unlabelled test rows."""
 

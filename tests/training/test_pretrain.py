@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The pre-training recipe (`hf_gpt1.training.pretrain`) on a WikiText-2 slice, and its argument checks."""
 
 from __future__ import annotations

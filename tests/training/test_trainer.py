@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """The GPT-1 Trainer and the recipes' training arguments (hf_gpt1.training.trainer): decay grouping, L1/L2 logging,
 evaluation in input order, checkpoint rotation that cannot lose the last complete checkpoint (the kill window is
 injected, not timed), a full disk and a non-finite loss stopping the run with one line that names what to resume."""

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Trust: no half-written result, no stale data, no prediction from an untrained head, no write outside the run.
 
 Faults are injected at the exact write (a file object that writes half its data, then dies or finds the disk full);

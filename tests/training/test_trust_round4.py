@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Trust, round 4: the corpus trained on is the corpus recorded, a dead worker stops the run, pushes publish nothing
 private or false, and every error names its cause (docs/BAD_INPUT.md, docs/RELIABILITY.md).
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """Local `evaluate` metric modules, loadable without the Hugging Face Hub, and the constant baselines every score is
 shown beside."""
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """GLUE metrics (and the other GPT-1 benchmarks) as a local `evaluate` module.
 
 Load it offline with `evaluate.load("<path to this folder>", "<config>")`, or `hf_gpt1.data.metrics.load_metric(task)`.
