@@ -21,14 +21,14 @@ import pytest
 import torch
 
 from hf_gpt1 import GPT1ForSequenceClassification, GPT1LMHeadModel
+from hf_gpt1.commands import glue as glue_main
+from hf_gpt1.commands import multiple_choice as multiple_choice_main
+from hf_gpt1.commands import pretrain as pretrain_main
 from hf_gpt1.data.transforms import GPT1ClassificationCollator, GPT1SimilarityCollator
 from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
 from hf_gpt1.tools.convert import ConversionError, convert_openai_checkpoint
 from hf_gpt1.training.cli import run_recipe
 from hf_gpt1.training.output_dir import RUN_FILE
-from recipes.glue import main as glue_main
-from recipes.multiple_choice import main as multiple_choice_main
-from recipes.pretrain import main as pretrain_main
 from tests.utils import REPO_ROOT, SENTENCES, tiny_config
 
 # ------------------------------------------------------------------------------------------------ fixtures

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from hf_gpt1.commands import glue as glue_main
+from hf_gpt1.commands import pretrain as pretrain_main
 from hf_gpt1.training.cli import parse_recipe_args, run_recipe
 from hf_gpt1.training.trainer import TrainingError
-from recipes.glue import main as glue_main
-from recipes.pretrain import main as pretrain_main
 from tests.utils import COMMON, run_cli
 
 # ------------------------------------------------------------------------------------------------ argument files

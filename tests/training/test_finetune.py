@@ -25,6 +25,9 @@ from safetensors.torch import load_file
 from transformers import AutoTokenizer, TrainerCallback, pipeline
 
 from hf_gpt1 import GPT1ForSequenceClassification
+from hf_gpt1.commands import glue as glue_main
+from hf_gpt1.commands import multiple_choice as multiple_choice_main
+from hf_gpt1.commands import pretrain as pretrain_main
 from hf_gpt1.data.tasks import get_task
 from hf_gpt1.data.transforms import rows_to_truncate, segment_lengths
 from hf_gpt1.tokenization_gpt1 import load_gpt1_tokenizer
@@ -32,9 +35,6 @@ from hf_gpt1.training import finetune
 from hf_gpt1.training.checkpoints import last_complete_checkpoint
 from hf_gpt1.training.curves import learning_curves
 from hf_gpt1.training.trainer import GPT1Trainer
-from recipes.glue import main as glue_main
-from recipes.multiple_choice import main as multiple_choice_main
-from recipes.pretrain import main as pretrain_main
 from tests.utils import COMMON, GLUE_ROWS, glue_args, run_cli, shared_data
 
 METRICS = {

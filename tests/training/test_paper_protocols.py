@@ -9,9 +9,9 @@ import csv
 import json
 from pathlib import Path
 
+from hf_gpt1.commands import glue as glue_main
+from hf_gpt1.commands import multiple_choice as multiple_choice_main
 from hf_gpt1.formats import multiple_choice
-from recipes.glue import main as glue_main
-from recipes.multiple_choice import main as multiple_choice_main
 from tests.utils import COMMON
 
 START, DELIM, EXTRACT = 1000, 1001, 1002
