@@ -29,7 +29,7 @@ from .training.arguments import (
     PretrainModelArguments,
     PretrainTrainingArguments,
 )
-from .training.cli import parse_recipe_args, run_recipe
+from .training.cli import command_errors, parse_recipe_args
 
 __all__ = ["COMMANDS", "glue", "main", "multiple_choice", "pretrain"]
 
@@ -37,20 +37,19 @@ __all__ = ["COMMANDS", "glue", "main", "multiple_choice", "pretrain"]
 FINETUNE_ARGUMENTS = (ModelArguments, DataArguments, GPT1TrainingArguments)
 
 
-def _finetune(argv: Sequence[str] | None, recipe: str, prog: str) -> dict:
-    from .training.finetune import run_finetuning
-
-    return run_finetuning(*parse_recipe_args(FINETUNE_ARGUMENTS, argv, prog=prog), recipe=recipe)
-
-
 def glue(argv: Sequence[str] | None = None) -> dict:
     """Fine-tunes on a GLUE task (recipes/glue.py): parse the arguments, then `run_finetuning`."""
-    return _finetune(argv, "glue", "hf-gpt1 glue")
+    from .training.finetune import run_finetuning
+
+    return run_finetuning(*parse_recipe_args(FINETUNE_ARGUMENTS, argv, prog="hf-gpt1 glue"), recipe="glue")
 
 
 def multiple_choice(argv: Sequence[str] | None = None) -> dict:
     """Fine-tunes on Story Cloze, RACE or SWAG (recipes/multiple_choice.py)."""
-    return _finetune(argv, "multiple_choice", "hf-gpt1 multiple-choice")
+    from .training.finetune import run_finetuning
+
+    arguments = parse_recipe_args(FINETUNE_ARGUMENTS, argv, prog="hf-gpt1 multiple-choice")
+    return run_finetuning(*arguments, recipe="multiple_choice")
 
 
 def pretrain(argv: Sequence[str] | None = None) -> dict:
@@ -100,7 +99,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in COMMANDS:
         command, _ = COMMANDS[argv[0]]
-        run_recipe(lambda: command(argv[1:]))
+        with command_errors():  # a context, not a wrapper: main > glue > run_finetuning > Trainer.train
+            command(argv[1:])
         return
     if argv and argv[0] not in ("-h", "--help"):
         sys.exit(f"error: unknown command {argv[0]!r}; the commands are {', '.join(COMMANDS)}.")

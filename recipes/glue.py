@@ -25,7 +25,8 @@ fine-tuned model + tokenizer, which `pipeline("text-classification", model=outpu
 
 # The recipe is the package's `hf-gpt1 glue` command: parse the arguments, then run_finetuning.
 from hf_gpt1.commands import glue as main
-from hf_gpt1.training.cli import run_recipe
+from hf_gpt1.training.cli import command_errors
 
 if __name__ == "__main__":
-    run_recipe(main)
+    with command_errors():
+        main()

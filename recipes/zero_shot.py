@@ -14,7 +14,8 @@ Heuristics: CoLA thresholds the average token log-probability, SST-2 compares "p
 """
 
 from hf_gpt1.tools.zero_shot import main
-from hf_gpt1.training.cli import run_recipe
+from hf_gpt1.training.cli import command_errors
 
 if __name__ == "__main__":
-    run_recipe(main)
+    with command_errors():
+        main()

@@ -90,3 +90,27 @@ def test_convert_and_push_parse_as_every_command_does(tmp_path):
     with pytest.raises(ValueError, match=r"--privat \(did you mean --private\?\)"):
         push([str(tmp_path), "me/gpt1", "--privat"])
     assert not (tmp_path / "out").exists() and not (tmp_path / "y").exists()
+
+
+def test_glue_reaches_trainer_train_in_three_of_the_packages_frames(tiny_lm, glue_slice, tmp_path, monkeypatch):
+    """A reader goes from the command to `trainer.train()` through three functions: the command line, the command,
+    the run (errors are a context around the command, not another frame)."""
+    import inspect
+
+    from hf_gpt1 import commands
+    from hf_gpt1.training.trainer import GPT1Trainer
+    from tests.utils import glue_args
+
+    class Reached(Exception):
+        pass
+
+    frames = []
+
+    def train(self, *args, **kwargs):
+        frames.extend(f"{Path(f.filename).name}:{f.function}" for f in inspect.stack()[1:] if "hf_gpt1" in f.filename)
+        raise Reached
+
+    monkeypatch.setattr(GPT1Trainer, "train", train)
+    with pytest.raises(Reached):
+        commands.main(["glue", *glue_args("rte", tiny_lm, glue_slice, tmp_path / "out")])
+    assert frames == ["finetune.py:run_finetuning", "commands.py:glue", "commands.py:main"], frames

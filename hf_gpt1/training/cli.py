@@ -8,6 +8,7 @@ python recipes/glue.py my_run.yaml --seed 3     # a file of arguments, overridde
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import difflib
 import errno
@@ -19,7 +20,7 @@ import shlex
 import signal
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -213,8 +214,11 @@ def _write_failure_line(err: OSError) -> str:
     )
 
 
-def run_recipe(main: Callable[[], Any]) -> Any:
-    """Runs a recipe's `main`, turning every input or environment problem into one readable line and exit status 2.
+@contextlib.contextmanager
+def command_errors() -> Iterator[None]:
+    """Runs the block (a command's `main`), turning every input or environment problem into one readable line and
+    exit status 2: `with command_errors(): main()`. A context, not a wrapper, so the command's own frames stay the
+    only ones between the entry point and `Trainer.train`.
 
     Input problems (unknown task, bad columns, labels or files, an occupied output dir) are raised by hf_gpt1 as
     `ValueError` / `KeyError` with the cause and the fix in the message; file-system problems as `OSError`s that name
@@ -228,7 +232,7 @@ def run_recipe(main: Callable[[], Any]) -> Any:
     """
     previous = signal.signal(signal.SIGTERM, _terminate) if _in_main_thread() else None
     try:
-        result = main()
+        yield
     except TrainingInterrupted as err:
         print(f"{err} Continue with:\n  {resume_command()}", file=sys.stderr, flush=True)
         raise SystemExit(128 + err.signum) from None
@@ -251,4 +255,9 @@ def run_recipe(main: Callable[[], Any]) -> Any:
     if torch.distributed.is_available() and torch.distributed.is_initialized():
         torch.distributed.barrier()
         torch.distributed.destroy_process_group()
-    return result
+
+
+def run_recipe(main: Callable[[], Any]) -> Any:
+    """`main()` inside [`command_errors`]; returns its result."""
+    with command_errors():
+        return main()
