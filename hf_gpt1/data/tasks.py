@@ -53,8 +53,9 @@ METRIC_OUTPUTS: dict[str, tuple[str, ...]] = {
     "qqp": ("accuracy", "f1"),
     **dict.fromkeys(("sst2", "mnli", "mnli_matched", "mnli_mismatched", "qnli", "rte", "wnli", "hans"), ("accuracy",)),
 }
-"""The configs of the local metric module (`hf_gpt1/data/metrics/glue`) and the scores each returns: where a task's
-`metric_config` and `main_metric` are checked when it is declared, and what the module computes."""
+"""The configs of the local metric module (`hf_gpt1/data/metrics/glue`, which reads this table) and the scores each
+returns: where a task's `metric_config` and `main_metric` are checked when it is declared, and what the module
+computes."""
 
 FORMATS: tuple[str, ...] = tuple(INPUT_FORMATS)
 """The names of the paper's input transforms ([`~hf_gpt1.formats.INPUT_FORMATS`], where each is declared)."""

@@ -37,6 +37,7 @@ __all__ = [
     "new_model_dtype",
     "check_finite_floats",
     "check_planned_steps",
+    "final_arguments",
 ]
 
 
@@ -210,11 +211,22 @@ def planned_updates(args: RecipeTrainingArguments, train_dataset: Any) -> int | 
     return math.ceil(args.num_train_epochs * max(batches // args.gradient_accumulation_steps, 1))
 
 
-def plan_warmup(args: PretrainTrainingArguments, updates: int | None) -> list[str]:
-    """Caps the warm-up at `--warmup_cap` of the run (setting `args.warmup_steps` in updates); returns the start
-    lines that say the plan, with a warning when the learning rate could never reach its peak."""
+def final_arguments(args: RecipeTrainingArguments, **changes: Any) -> RecipeTrainingArguments:
+    """`args` with what the run decided from its data (`changes`), built again with `dataclasses.replace`, so that
+    every check (ours and transformers' `TrainingArguments.__post_init__`) sees the values the run uses."""
+    if not changes:
+        return args
+    # the checkpoint limit was moved out of transformers' hands by the first check; it is given back to it
+    rebuilt = dataclasses.replace(args, save_total_limit=args.keep_checkpoints or 0, **changes)
+    rebuilt.fsdp_on_cpu = args.fsdp_on_cpu  # the launch's FSDP setting, turned off in the environment by the first
+    return rebuilt
+
+
+def plan_warmup(args: PretrainTrainingArguments, updates: int | None) -> tuple[list[str], dict[str, Any]]:
+    """Caps the warm-up at `--warmup_cap` of the run; returns the start lines that say the plan (with a warning
+    when the learning rate could never reach its peak) and the argument to change: `warmup_steps`, in updates."""
     if updates is None:
-        return []
+        return [], {}
     asked = args.warmup_steps
     warmup = int(asked) if asked >= 1 else math.ceil(asked * updates)
     cap = math.ceil(args.warmup_cap * updates)
@@ -232,8 +244,7 @@ def plan_warmup(args: PretrainTrainingArguments, updates: int | None) -> list[st
             f"warning: the warm-up ({warmup} updates) is as long as the run ({updates}): the learning rate never "
             "reaches its peak; lower --warmup_steps or --warmup_cap."
         )
-    args.warmup_steps = warmup
-    return lines
+    return lines, {"warmup_steps": warmup}
 
 
 # ------------------------------------------------------------------------------------------------ fine-tuning

@@ -25,7 +25,6 @@ import numpy as np
 import pyarrow.compute as pc
 import torch
 from transformers import EvalPrediction, set_seed
-from transformers.trainer_utils import IntervalStrategy, SaveStrategy
 
 from ..data.atomic import write_json_atomic
 from ..data.files import check_unique_ids, load_task_splits, task_folder
@@ -43,6 +42,7 @@ from .arguments import (
     GPT1TrainingArguments,
     ModelArguments,
     check_planned_steps,
+    final_arguments,
     new_model_dtype,
 )
 from .checkpoints import check_model_path, load_checkpoint, load_config, model_hub_access, resume_checkpoint
@@ -86,10 +86,10 @@ def run_finetuning(
     log_once(args)
     set_seed(args.seed)
 
-    # data: the task's splits, checked, then the evaluation plan
+    # data: the task's splits, checked, then the evaluation plan; the arguments are final from here on
     raw, sources = _load_splits(spec, data_args, args)
     eval_names = _eval_split_names(raw)
-    _plan_best_checkpoint(args, spec, eval_names)
+    args = final_arguments(args, **_evaluation_plan(args, spec, eval_names))
 
     # model and tokenizer
     check_model_path(model_args.model_name_or_path)
@@ -332,9 +332,8 @@ def _load_splits(
     raw, sources = load_task_splits(
         spec, data_dir=data_args.data_dir, files=files, story_cloze_protocol=data_args.story_cloze_protocol
     )
-    if not args.do_train:  # a prediction run: nothing to evaluate or save during training
+    if not args.do_train:  # a prediction run
         raw.pop("train", None)
-        args.eval_strategy, args.save_strategy = IntervalStrategy.NO, SaveStrategy.NO
     elif "train" not in raw:
         raise ValueError(f"No train split for {spec.name!r}: give --train_file or a --data_dir with train.tsv.")
     if not args.do_predict:
@@ -429,28 +428,30 @@ def _id_column(spec: TaskSpec, columns: list[str]) -> str | None:
     return spec.id_column if spec.id_column in columns else "idx" if "idx" in columns else None
 
 
-def _plan_best_checkpoint(args: GPT1TrainingArguments, spec: TaskSpec, eval_names: list[str]) -> None:
-    """The original predicts test with the best-validation parameters: Trainer's `load_best_model_at_end`."""
+def _evaluation_plan(args: GPT1TrainingArguments, spec: TaskSpec, eval_names: list[str]) -> dict[str, Any]:
+    """What the run's data decides of its arguments: a prediction run evaluates and saves nothing during training;
+    the original predicts test with the best-validation parameters (Trainer's `load_best_model_at_end`, by the
+    task's main metric on the first validation split)."""
+    if not args.do_train:
+        return {"eval_strategy": "no", "save_strategy": "no", "load_best_model_at_end": False}
     auto = args.load_best_model_at_end is None
-    wanted = args.do_train and bool(eval_names) and args.eval_strategy != "no"
-    if auto:
-        args.load_best_model_at_end = wanted
-    elif args.load_best_model_at_end and not wanted:
+    wanted = bool(eval_names) and args.eval_strategy != "no"
+    if not auto and args.load_best_model_at_end and not wanted:
         raise ValueError(
             "--load_best_model_at_end needs training with --eval_strategy steps or epoch and a validation split."
         )
-    if not args.load_best_model_at_end:
-        return
+    if not (args.load_best_model_at_end or (auto and wanted)):
+        return {"load_best_model_at_end": False}
     if args.save_strategy != args.eval_strategy:
         if not auto:
             raise ValueError(
                 f"--load_best_model_at_end needs checkpoints where evaluations run: --save_strategy "
                 f"{args.save_strategy.value} differs from --eval_strategy {args.eval_strategy.value}."
             )
-        args.load_best_model_at_end = False  # the user chose other save points: keep the final model
-        return
-    args.metric_for_best_model = f"eval_{eval_names[0]}_{spec.main_metric}"
-    args.greater_is_better = True  # every task's main metric (accuracy, F1, correlations) grows with quality
+        return {"load_best_model_at_end": False}  # the user chose other save points: keep the final model
+    # every task's main metric (accuracy, F1, correlations) grows with quality
+    metric = f"eval_{eval_names[0]}_{spec.main_metric}"
+    return {"load_best_model_at_end": True, "metric_for_best_model": metric, "greater_is_better": True}
 
 
 # ------------------------------------------------------------------------------------------------- data

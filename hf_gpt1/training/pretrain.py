@@ -48,6 +48,7 @@ from .arguments import (
     PretrainModelArguments,
     PretrainTrainingArguments,
     check_planned_steps,
+    final_arguments,
     new_model_dtype,
     plan_warmup,
     planned_updates,
@@ -152,7 +153,9 @@ def run_pretraining(
             "corpus files' digests (hf_gpt1/digests), and the held-out windows scored are held in memory"
         )
     updates = planned_updates(args, train)
-    plan += plan_warmup(args, updates) + _token_plan(args, updates, window)
+    warmup_lines, warmup = plan_warmup(args, updates)
+    args = final_arguments(args, **warmup)
+    plan += warmup_lines + _token_plan(args, updates, window)
     plan += _evaluation_plan(args, evaluation, all_evaluation, window)
     if not (model_args.tokenizer_name_or_path or model_args.model_name_or_path):
         plan += _vocabulary_warning(model_args, len(tokenizer), train, window)

@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import evaluate
 import numpy as np
@@ -133,16 +132,10 @@ def test_regression_baseline_is_the_mean_and_constant_scores_are_flagged():
 
 
 def test_the_metric_module_computes_what_the_task_table_declares():
-    """`METRIC_OUTPUTS` (where a task's metric is checked when it is declared) and the module's configs are one
-    table: every config loads and returns exactly the declared scores."""
-    import importlib.util
-
+    """`METRIC_OUTPUTS` (where a task's metric is checked when it is declared) is the module's table of configs:
+    every config loads and returns exactly the declared scores."""
     from hf_gpt1.data.tasks import METRIC_OUTPUTS
 
-    spec = importlib.util.spec_from_file_location("glue_module", Path(glue_metric_path()) / "glue.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert module._OUTPUTS == METRIC_OUTPUTS
     for config, scores in METRIC_OUTPUTS.items():
         regression = "pearson" in scores
         predictions, references = ([0.5, 2.0, 4.0], [1.0, 2.5, 3.0]) if regression else ([0, 1, 1], [0, 1, 0])
