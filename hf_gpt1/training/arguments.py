@@ -13,6 +13,7 @@ import dataclasses
 import math
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,7 @@ from transformers.utils import is_torch_tf32_available
 from ..configuration_gpt1 import GPT1Config
 
 __all__ = [
+    "ArgumentProblems",
     "DataArguments",
     "GPT1TrainingArguments",
     "ModelArguments",
@@ -82,6 +84,16 @@ def check_config_fields(flags: dict[str, str], **fields: object) -> None:
         raise ValueError(re.sub(r"\b\w+\b", lambda word: flags.get(word[0], word[0]), message)) from None
 
 
+class ArgumentProblems(ValueError):
+    """Every problem found with a run's arguments, in one error: the problem itself, or "N problems with the
+    arguments:" and one line each."""
+
+    def __init__(self, problems: Sequence[str]):
+        self.problems = list(problems)
+        lines = [f"{len(self.problems)} problems with the arguments:", *(f"  - {p}" for p in self.problems)]
+        super().__init__(self.problems[0] if len(self.problems) == 1 else "\n".join(lines))
+
+
 @dataclass
 class RecipeTrainingArguments(TrainingArguments):
     """`TrainingArguments` plus what every hf_gpt1 recipe adds: run ownership, resume, `--bf16` on CPU, TF32 on
@@ -125,25 +137,29 @@ class RecipeTrainingArguments(TrainingArguments):
 
     def __post_init__(self):
         check_finite_floats(self)
-        for name in ("per_device_train_batch_size", "per_device_eval_batch_size", "gradient_accumulation_steps"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"--{name} {getattr(self, name)} must be a positive integer.")
-        for name in ("learning_rate", "weight_decay", "warmup_steps", "num_train_epochs", "max_grad_norm"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"--{name} {getattr(self, name)} must be >= 0.")
+        problems = [
+            f"--{name} {getattr(self, name)} must be a positive integer."
+            for name in ("per_device_train_batch_size", "per_device_eval_batch_size", "gradient_accumulation_steps")
+            if getattr(self, name) < 1
+        ]
+        problems += [
+            f"--{name} {getattr(self, name)} must be >= 0."
+            for name in ("learning_rate", "weight_decay", "warmup_steps", "num_train_epochs", "max_grad_norm")
+            if getattr(self, name) < 0
+        ]
+        if self.save_total_limit is not None and self.save_total_limit < 0:
+            problems.append(f"--save_total_limit {self.save_total_limit} must be >= 0 (0 keeps every checkpoint).")
+        if self.resume and self.overwrite_output_dir:
+            problems.append(
+                "--resume continues the run in the output dir and --overwrite_output_dir deletes it: pass one of them."
+            )
+        if problems:
+            raise ArgumentProblems(problems)
         if self.save_total_limit is not None:
-            if self.save_total_limit < 0:
-                raise ValueError(
-                    f"--save_total_limit {self.save_total_limit} must be >= 0 (0 keeps every checkpoint)."
-                )
             # Trainer rotates inside its save, before `CheckpointCompletion` marks the new checkpoint complete: a kill
             # in between would leave no complete checkpoint. So the limit is ours to apply, after the marker: kept as
             # an attribute (not a field, so never a flag) that the checkpoint callback reads.
             self.keep_checkpoints, self.save_total_limit = self.save_total_limit or None, None
-        if self.resume and self.overwrite_output_dir:
-            raise ValueError(
-                "--resume continues the run in the output dir and --overwrite_output_dir deletes it: pass one of them."
-            )
         # Without an accelerator, `use_cpu` is what makes three things work: Trainer refuses `--bf16` otherwise (and
         # on CPUs with AMX bf16 is the fast path), only with it does Accelerate set up CPU distributed training
         # (gloo) under `accelerate launch --multi_gpu` / `torchrun` (without it each process believes it is rank 0

@@ -30,6 +30,7 @@ from transformers import HfArgumentParser
 
 from ..data.atomic import WRITE_FAILURES
 from ..data.packing import PackingError
+from .arguments import ArgumentProblems
 from .trainer import TrainingError, TrainingInterrupted
 
 __all__ = ["load_yaml", "parse_recipe_args", "run_recipe"]
@@ -95,7 +96,7 @@ def parse_recipe_args(
     else:
         _refuse_late_argument_file(parser, argv, prog)
     parser.error = functools.partial(_parse_error, parser.error, from_file=from_file, argv=argv, source=source)
-    *parsed, unknown = parser.parse_args_into_dataclasses(argv, return_remaining_strings=True)
+    namespace, unknown = parser.parse_known_args(argv)
     if unknown:
         known = [option for action in parser._actions for option in action.option_strings]
         names = [word for word in unknown if word.startswith("-")] or unknown
@@ -106,6 +107,18 @@ def parse_recipe_args(
         raise ValueError(
             f"Unknown argument(s) in the {source}: {', '.join(hints)}; `--help` lists the recipe's arguments."
         )
+    # each dataclass checks its values when built: every problem is reported, in one error
+    parsed, problems = [], []
+    for dtype in dataclass_types:
+        names = {f.name for f in dataclasses.fields(dtype) if f.init}
+        try:
+            parsed.append(dtype(**{k: v for k, v in vars(namespace).items() if k in names}))
+        except ArgumentProblems as err:
+            problems += err.problems
+        except ValueError as err:
+            problems.append(str(err))
+    if problems:
+        raise ArgumentProblems(problems)
     return tuple(parsed)
 
 

@@ -38,6 +38,7 @@ from ..modeling_gpt1 import head as model_head
 from ..tokenization_gpt1 import add_gpt1_special_tokens, load_gpt1_tokenizer
 from .arguments import (
     MODEL_DTYPES,
+    ArgumentProblems,
     DataArguments,
     GPT1TrainingArguments,
     ModelArguments,
@@ -298,30 +299,33 @@ def _check_head(spec: TaskSpec, saved: Any, model_args: ModelArguments) -> None:
 def _check_arguments(
     spec: TaskSpec, model_args: ModelArguments, data_args: DataArguments, args: GPT1TrainingArguments, recipe: str
 ) -> None:
-    """What the arguments' own checks cannot see: the task and recipe together."""
+    """What the arguments' own checks cannot see: the task and recipe together (every problem, in one error)."""
     multiple_choice = spec.input_format.choices
     right = RECIPE_FOR_MULTIPLE_CHOICE[multiple_choice]
+    problems = []
     if recipe in RECIPE_FOR_MULTIPLE_CHOICE.values() and recipe != right:
         kind = "multiple choice" if multiple_choice else "not multiple choice"
-        raise ValueError(f"--task {data_args.task!r} is {kind}: run it with recipes/{right}.py.")
+        problems.append(f"--task {data_args.task!r} is {kind}: run it with recipes/{right}.py.")
     if data_args.segment_cap is not None and not multiple_choice:
-        raise ValueError("--segment_cap applies to multiple-choice tasks (Story Cloze, RACE, SWAG) only.")
+        problems.append("--segment_cap applies to multiple-choice tasks (Story Cloze, RACE, SWAG) only.")
     if data_args.story_cloze_protocol and spec.name != "story_cloze":
-        raise ValueError(f"--story_cloze_protocol is Story Cloze's; --task {data_args.task!r} has no such protocol.")
+        problems.append(f"--story_cloze_protocol is Story Cloze's; --task {data_args.task!r} has no such protocol.")
     if spec.predicted_by is not None and args.do_train:
-        raise ValueError(
+        problems.append(
             f"{spec.name!r} has no training data: it is predicted by a model fine-tuned on {spec.predicted_by!r}. "
             f"Run --task {spec.name} --do_train false --model_name_or_path <your {spec.predicted_by} run>."
         )
     if model_args.from_scratch and not args.do_train and not model_args.ignore_head_checks:
-        raise ValueError(
+        problems.append(
             "--from_scratch --do_train false would predict with random weights; drop one of them (or pass "
             "--ignore_head_checks to do it anyway)."
         )
     if model_args.clf_label_smoothing and spec.is_regression:
-        raise ValueError(f"--clf_label_smoothing applies to classes; {spec.name!r} is a regression task.")
+        problems.append(f"--clf_label_smoothing applies to classes; {spec.name!r} is a regression task.")
     if not (args.do_train or args.do_eval or args.do_predict):
-        raise ValueError("--do_train, --do_eval and --do_predict are all false: there is nothing to do.")
+        problems.append("--do_train, --do_eval and --do_predict are all false: there is nothing to do.")
+    if problems:
+        raise ArgumentProblems(problems)
 
 
 def _load_splits(

@@ -146,3 +146,20 @@ def test_the_arguments_a_run_decides_are_checked_by_transformers(tmp_path):
     assert final.fsdp_on_cpu and final is not args and not args.load_best_model_at_end
     with pytest.raises(ValueError):  # transformers': best model with evaluation at other points than saving
         final_arguments(args, load_best_model_at_end=True, eval_strategy="steps", save_strategy="epoch")
+
+
+def test_argument_problems_are_reported_together(tmp_path, no_training):
+    """Every problem of the arguments in one error, each on its line; the task-and-recipe checks likewise."""
+    from hf_gpt1.commands import glue
+
+    base = ["--task", "rte", "--output_dir", str(tmp_path / "out"), "--report_to", "none"]
+    with pytest.raises(ValueError) as caught:
+        glue([*base, "--per_device_train_batch_size", "0", "--learning_rate", "-1", "--resume", "true",
+              "--overwrite_output_dir", "true"])  # fmt: skip
+    lines = str(caught.value).splitlines()
+    assert lines[0] == "3 problems with the arguments:" and len(lines) == 4
+    assert "--per_device_train_batch_size 0 must be a positive integer." in lines[1] and "--resume" in lines[3]
+    with pytest.raises(ValueError) as caught:
+        glue([*base, "--segment_cap", "5", "--story_cloze_protocol", "true"])
+    assert str(caught.value).startswith("2 problems with the arguments:\n  - --segment_cap applies to multiple")
+    assert not (tmp_path / "out").exists()
