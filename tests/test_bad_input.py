@@ -234,7 +234,7 @@ def test_extra_columns_are_ignored_and_rows_without_label_are_reported(tiny, tmp
         (["--clf_pdrop", "1.5"], ["--clf_pdrop 1.5 must be in [0, 1)"]),
         (["--max_train_samples", "0"], ["--max_train_samples 0 must be >= 1"]),
         (["--transfer_layers", "5"], ["--transfer_layers must be in [0, 2], got 5"]),
-        (["--data_dir", "/x", "--task", "snli"], ["not a GLUE task", "--*_file"]),
+        (["--data_dir", "/x", "--task", "snli"], ["--data_dir reads GLUE TSV", "not a GLUE task", "--train_file"]),
     ],
     ids=[
         "unknown-task",
@@ -368,7 +368,7 @@ def test_local_checkpoints_load_without_trust_remote_code(tiny, tmp_path):
 
 def test_pretrain_empty_text_file(capsys, tmp_path):
     path = _write(tmp_path / "empty.txt", "")
-    assert f"--train_files: text file {path} is empty" in pretrain_error(capsys, tmp_path, "--train_files", path)
+    assert f"--train_files {path} is empty" in pretrain_error(capsys, tmp_path, "--train_files", path)
 
 
 def test_pretrain_corpus_too_small_to_hold_out(capsys, tmp_path):

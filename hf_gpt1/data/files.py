@@ -21,7 +21,7 @@ import io
 import math
 import shutil
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import datasets
@@ -67,67 +67,67 @@ COMPRESSED_MAGIC = {
 }
 
 
-def compressed_error(path: Path, flag: str, head: bytes) -> ValueError | None:
+def compressed_error(path: Path, head: bytes) -> ValueError | None:
     """The error for a text input whose first bytes `head` are a compressed archive's (None when they are not)."""
     for magic, (kind, command) in COMPRESSED_MAGIC.items():
         if head.startswith(magic):
             stem = f"{path.stem}.uncompressed{path.suffix}" if path.suffix else f"{path.name}.txt"
             return ValueError(
-                f"{flag} {path} holds {kind}-compressed bytes, not text: decompress it first "
+                f"{path} holds {kind}-compressed bytes, not text: decompress it first "
                 f"({command.format(name=path.name, stem=stem)}) and pass the decompressed file."
             )
     return None
 
 
-def not_utf8_error(path: Path, flag: str, line: int, byte: int) -> ValueError:
+def not_utf8_error(path: Path, line: int, byte: int) -> ValueError:
     """The error for a `byte` on line `line` (1-based) of `path` that is not UTF-8, naming the fix."""
     return ValueError(
-        f"{flag} {path}:{line} is not UTF-8 text (byte {byte:#x}); re-save the file as UTF-8, e.g. "
+        f"{path}:{line} is not UTF-8 text (byte {byte:#x}); re-save the file as UTF-8, e.g. "
         f"iconv -f latin1 -t utf-8 {path.name} > fixed.{path.suffix.lstrip('.')}."
     )
 
 
-def check_text_file(path: Path, flag: str) -> None:
+def check_text_file(path: Path) -> None:
     """A text input must be a file holding something, and not a compressed archive."""
     if not path.is_file():
         what = "is a folder, not a file" if path.is_dir() else "does not exist"
-        raise FileNotFoundError(f"{flag}: text file {path} {what}.")
+        raise FileNotFoundError(f"{path} {what} (a text file was expected).")
     if path.stat().st_size == 0:
-        raise ValueError(f"{flag}: text file {path} is empty.")
+        raise ValueError(f"{path} is empty (a text file was expected).")
     with open(path, "rb") as f:
-        if (error := compressed_error(path, flag, f.read(8))) is not None:
+        if (error := compressed_error(path, f.read(8))) is not None:
             raise error
 
 
-def _read_text(path: Path, flag: str) -> str:
+def _read_text(path: Path) -> str:
     data = path.read_bytes()
-    if (error := compressed_error(path, flag, data[:8])) is not None:
+    if (error := compressed_error(path, data[:8])) is not None:
         raise error
     try:
         return data.decode("utf-8-sig")  # a UTF-8 BOM (MRPC's files have one) is not part of the first column's name
     except UnicodeDecodeError as err:
-        raise not_utf8_error(path, flag, data[: err.start].count(b"\n") + 1, data[err.start]) from None
+        raise not_utf8_error(path, data[: err.start].count(b"\n") + 1, data[err.start]) from None
 
 
-def _read_rows_text(path: Path, flag: str) -> str:
+def _read_rows_text(path: Path) -> str:
     """A data file's text (tables, JSON lines): a byte-order mark may start the file; one that starts a later line
     marks a second file joined on (`cat`) and would corrupt that row's first field. Inside a line it is text (QNLI's
     official dev.tsv holds one in a sentence), read as it is, as GLUE's loaders read it."""
-    text = _read_text(path, flag)
+    text = _read_text(path)
     bom = text.find("\n\ufeff")
     if bom >= 0:
         raise ValueError(
-            f"{flag} {path}:{text.count(chr(10), 0, bom) + 2} holds a byte-order mark (U+FEFF, invisible in most "
+            f"{path}:{text.count(chr(10), 0, bom) + 2} holds a byte-order mark (U+FEFF, invisible in most "
             "editors) at its start, where a second file was joined on; delete it from that line, or join the files "
             "without it."
         )
     return text
 
 
-def _table_rows(path: Path, flag: str, tsv: bool) -> list[tuple[int, list[str]]]:
+def _table_rows(path: Path, tsv: bool) -> list[tuple[int, list[str]]]:
     """(line number, fields) of every non-blank row; TSV without quoting, as GLUE's loader reads it. Rows end at a
     line feed only: U+2028, NEL and the other characters `str.splitlines` also breaks at are text inside a field."""
-    text = _read_rows_text(path, flag)
+    text = _read_rows_text(path)
     if tsv:
         reader = csv.reader(
             [line.removesuffix("\r") for line in text.split("\n")], delimiter="\t", quoting=csv.QUOTE_NONE
@@ -140,31 +140,29 @@ def _table_rows(path: Path, flag: str, tsv: bool) -> list[tuple[int, list[str]]]
             if fields and any(field.strip() for field in fields):  # blank lines (a file's trailing ones) are no rows
                 rows.append((reader.line_num, fields))
     except csv.Error as err:
-        raise ValueError(
-            f"{flag} {path}:{reader.line_num}: cannot parse it as CSV ({err}); check its quoting."
-        ) from None
+        raise ValueError(f"{path}:{reader.line_num}: cannot parse it as CSV ({err}); check its quoting.") from None
     return rows
 
 
-def _check_header(header: Sequence[str], path: Path, flag: str) -> None:
+def _check_header(header: Sequence[str], path: Path) -> None:
     names = [name.strip() for name in header]
     if any(not name for name in names):
-        raise ValueError(f"{flag} {path}:1: the header has an empty column name ({list(header)}); name every column.")
+        raise ValueError(f"{path}:1: the header has an empty column name ({list(header)}); name every column.")
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
         raise ValueError(
-            f"{flag} {path}:1: the header names column(s) {duplicates} more than once; rename the copies so that "
+            f"{path}:1: the header names column(s) {duplicates} more than once; rename the copies so that "
             "each column is read once."
         )
 
 
-def _refuse_repeated_header(header: Sequence[str], rows: Sequence[tuple[int, list[str]]], path: Path, flag: str):
+def _refuse_repeated_header(header: Sequence[str], rows: Sequence[tuple[int, list[str]]], path: Path):
     """A row equal to the header is a second file's header (files joined with `cat`), not an example."""
     names = [name.strip() for name in header]
     for line, fields in rows:
         if [field.strip() for field in fields] == names:
             raise ValueError(
-                f"{flag} {path}:{line} repeats the header row (two files joined with `cat`?); delete that line, or "
+                f"{path}:{line} repeats the header row (two files joined with `cat`?); delete that line, or "
                 "join the files without their headers."
             )
 
@@ -182,29 +180,29 @@ def _refuse_duplicate_ids(ids: Sequence[object], places: Sequence[str], column: 
         first[row_id] = place
 
 
-def _read_table(path: Path, flag: str) -> datasets.Dataset:
+def _read_table(path: Path) -> datasets.Dataset:
     """A `.csv` / `.tsv` file with a header row, every field as text (an empty field stays "", "NA" stays "NA")."""
-    rows = _table_rows(path, flag, tsv=path.suffix.lower() == ".tsv")
+    rows = _table_rows(path, tsv=path.suffix.lower() == ".tsv")
     if not rows:
-        raise ValueError(f"{flag} {path} is empty: it needs a header and at least one row.")
+        raise ValueError(f"{path} is empty: it needs a header and at least one row.")
     (_, header), body = rows[0], rows[1:]
-    _check_header(header, path, flag)
+    _check_header(header, path)
     if not body:
-        raise ValueError(f"{flag} {path} holds a header but no rows.")
-    _refuse_repeated_header(header, body, path, flag)
+        raise ValueError(f"{path} holds a header but no rows.")
+    _refuse_repeated_header(header, body, path)
     if len(header) == 1:
         other = next((d for d in (",", "\t", ";", "|") if d in header[0]), None)
         if other is not None:
             expected = "tab" if path.suffix.lower() == ".tsv" else "comma"
             raise ValueError(
-                f"{flag} {path}: the header parsed as the single column {header[0]!r}: the file is not {expected}-"
+                f"{path}: the header parsed as the single column {header[0]!r}: the file is not {expected}-"
                 f"separated (it seems to use {other!r}). Save .csv files with commas and .tsv files with tabs."
             )
     columns: dict[str, list[str]] = {name.strip(): [] for name in header}
     for line, fields in body:
         if len(fields) != len(header):
             raise ValueError(
-                f"{flag} {path}:{line}: expected {len(header)} fields like the header, got {len(fields)}. Fix that "
+                f"{path}:{line}: expected {len(header)} fields like the header, got {len(fields)}. Fix that "
                 "row (a tab or an unbalanced quote inside a text?) so every row has the header's fields."
             )
         for name, value in zip(columns, fields):
@@ -212,24 +210,23 @@ def _read_table(path: Path, flag: str) -> datasets.Dataset:
     return datasets.Dataset.from_dict(columns)
 
 
-def _read_with_datasets(path: Path, flag: str, loader: str) -> datasets.Dataset:
+def _read_with_datasets(path: Path, loader: str) -> datasets.Dataset:
     """JSON / JSONL / parquet through `datasets`, with parse failures turned into one line naming the file."""
     if loader == "json":
-        _read_rows_text(path, flag)  # names the line of a non-UTF-8 byte or a BOM; the JSON parser would not
+        _read_rows_text(path)  # names the line of a non-UTF-8 byte or a BOM; the JSON parser would not
     dataset = _load_by_content(
-        loader, [path], flag, f"{flag} {path}", "JSON files hold one object per line (JSONL) or a list of objects."
+        loader, [path], str(path), "JSON files hold one object per line (JSONL) or a list of objects."
     )
     if dataset.num_rows == 0:
-        raise ValueError(f"{flag} {path} holds no rows.")
+        raise ValueError(f"{path} holds no rows.")
     return dataset
 
 
-def read_data_file(path: str | Path, flag: str = "--train_file", task: TaskSpec | None = None, split: str = "train"):
+def read_data_file(path: str | Path, task: TaskSpec | None = None, split: str = "train"):
     """Reads one split of task data from a local file.
 
     Args:
         path (`str` or `Path`): A `.csv`, `.tsv`, `.json`, `.jsonl` or `.parquet` file with one row per example.
-        flag (`str`): How the user named the file (`--train_file`), for error messages.
         task (`TaskSpec`, *optional*): With a GLUE task, a `.tsv` whose header (or, for CoLA's train/dev files, whose
             header-less layout) is the official one is read with [`load_glue_tsv`]'s rules and column names.
         split (`str`): The split the file holds (`train`, `validation`, `test`): which GLUE layout applies.
@@ -240,21 +237,19 @@ def read_data_file(path: str | Path, flag: str = "--train_file", task: TaskSpec 
     path = Path(path)
     suffix = path.suffix.lower().lstrip(".")
     if suffix not in _TABLE_SUFFIXES and suffix not in _LOADERS:
-        raise ValueError(
-            f"{flag} {path}: unsupported file type {suffix!r}; use .csv, .tsv, .json, .jsonl or .parquet."
-        )
+        raise ValueError(f"{path}: unsupported file type {suffix!r}; use .csv, .tsv, .json, .jsonl or .parquet.")
     if not path.is_file():
         what = "is a folder, not a file" if path.is_dir() else "does not exist"
-        raise FileNotFoundError(f"{flag} {path} {what}.")
+        raise FileNotFoundError(f"{path} {what}.")
     if path.stat().st_size == 0:
-        raise ValueError(f"{flag} {path} is empty: it needs a header and at least one row.")
+        raise ValueError(f"{path} is empty: it needs a header and at least one row.")
     if suffix in _LOADERS:
-        return _read_with_datasets(path, flag, _LOADERS[suffix])
+        return _read_with_datasets(path, _LOADERS[suffix])
     if suffix == "tsv" and task is not None and task.glue_tsv is not None:
         layout_split = _glue_layout_split(task.glue_tsv, split)
-        if layout_split is not None and _has_glue_layout(path, flag, task.glue_tsv, layout_split):
-            return _read_glue_file(path, task, layout_split, flag=flag)
-    return _read_table(path, flag)
+        if layout_split is not None and _has_glue_layout(path, task.glue_tsv, layout_split):
+            return _read_glue_file(path, task, layout_split)
+    return _read_table(path)
 
 
 def _glue_layout_split(layout: GlueTsvLayout, split: str) -> str | None:
@@ -264,8 +259,8 @@ def _glue_layout_split(layout: GlueTsvLayout, split: str) -> str | None:
     return next((name for name in layout.files if name.startswith(split)), None)
 
 
-def _has_glue_layout(path: Path, flag: str, layout: GlueTsvLayout, split: str) -> bool:
-    rows = _table_rows(path, flag, tsv=True)[:1]
+def _has_glue_layout(path: Path, layout: GlueTsvLayout, split: str) -> bool:
+    rows = _table_rows(path, tsv=True)[:1]
     if not rows:
         return False
     first = [field.strip() for field in rows[0][1]]
@@ -337,14 +332,12 @@ def _resolve_split(layout: GlueTsvLayout, split: str, task: str) -> str:
     return canonical
 
 
-def _read_glue_file(
-    path: Path, spec: TaskSpec, split: str, skip_bad_rows: bool = False, flag: str = "GLUE file"
-) -> datasets.Dataset:
+def _read_glue_file(path: Path, spec: TaskSpec, split: str, skip_bad_rows: bool = False) -> datasets.Dataset:
     layout = spec.glue_tsv
     columns = layout.columns_for(split)
-    rows = _table_rows(path, flag, tsv=True)
+    rows = _table_rows(path, tsv=True)
     if not rows:
-        raise ValueError(f"{flag} {path} is empty: an official GLUE file has rows (and a header, but CoLA's).")
+        raise ValueError(f"{path} is empty: an official GLUE file has rows (and a header, but CoLA's).")
     header = None if split in layout.headerless_splits else [field.strip() for field in rows.pop(0)[1]]
     if header is not None:
         missing = [col for col in columns.values() if col not in header]
@@ -356,9 +349,9 @@ def _read_glue_file(
         positions = dict(columns)
         n_fields = len(rows[0][1]) if rows else 0
     if not rows:
-        raise ValueError(f"{flag} {path} holds a header but no rows.")
+        raise ValueError(f"{path} holds a header but no rows.")
     if header is not None:
-        _refuse_repeated_header(header, rows, path, flag)
+        _refuse_repeated_header(header, rows, path)
     # Test rows keep the file's own id for the submission; other splits are numbered like the Hub's `idx`.
     has_index = split.startswith("test") and header is not None and layout.index_column in header
     index_pos = header.index(layout.index_column) if has_index else None
@@ -412,7 +405,7 @@ def _read_glue_file(
 # ------------------------------------------------------------------------------------------------ a recipe's splits
 
 
-def story_cloze_split(rows: datasets.Dataset, source: str = "--train_file") -> datasets.DatasetDict:
+def story_cloze_split(rows: datasets.Dataset, source: str = "the train file") -> datasets.DatasetDict:
     """The original split of the Story Cloze 2016 validation CSV: 1,497 training and 374 validation stories, by
     `sklearn.model_selection.train_test_split` with the original seed 3535999445 (the rows in its order)."""
     from sklearn.model_selection import train_test_split
@@ -421,7 +414,7 @@ def story_cloze_split(rows: datasets.Dataset, source: str = "--train_file") -> d
         raise ValueError(
             f"{source} holds {rows.num_rows} stories; the paper's protocol holds out {STORY_CLOZE_VALIDATION_ROWS} "
             "of the 2016 validation CSV's 1,871 for validation and trains on the rest. Give the whole "
-            "cloze_test_val__spring2016 CSV, or drop --story_cloze_protocol and pass --validation_file."
+            "cloze_test_val__spring2016 CSV, or drop `story_cloze_protocol` and give a `validation_file`."
         )
     train_idx, valid_idx = train_test_split(
         np.arange(rows.num_rows), test_size=STORY_CLOZE_VALIDATION_ROWS, random_state=STORY_CLOZE_SEED
@@ -432,8 +425,8 @@ def story_cloze_split(rows: datasets.Dataset, source: str = "--train_file") -> d
 def load_hub_copy(spec: TaskSpec, split: str | None = None):
     """The task's Hub copy (`datasets.load_dataset(*spec.hub, split=split)`), read when no local files were given."""
     with hub_access(
-        f"--task {spec.name} reads {'/'.join(spec.hub)} from the Hub (no local files were given)",
-        "pass --data_dir with the task's GLUE TSV files, or --train_file/--validation_file/--test_file",
+        f"`task` {spec.name} reads {'/'.join(spec.hub)} from the Hub (no local files were given)",
+        "give `data_dir` with the task's GLUE TSV files, or `train_file` / `validation_file` / `test_file`",
     ):
         return datasets.load_dataset(*spec.hub, split=split)
 
@@ -442,56 +435,63 @@ def load_task_splits(
     spec: TaskSpec,
     *,
     data_dir: str | None = None,
-    files: Mapping[str, str | None] | None = None,
+    train_file: str | None = None,
+    validation_file: str | None = None,
+    test_file: str | None = None,
     story_cloze_protocol: bool = False,
 ) -> tuple[datasets.DatasetDict, dict[str, str]]:
     """A task's raw splits for a recipe, and where each came from (for messages and the model card).
 
-    Sources, in order: the Hub copy when neither `data_dir` nor `files` is given; else the splits of the GLUE folder
-    `data_dir` whose files exist (a folder with dev/test files only serves a prediction run), each overridden by the
-    file of `files` for that split (`train`, `validation`, `test`). With `story_cloze_protocol`, the train file (the
-    2016 validation CSV) is split into train and validation as in the original.
+    Sources, in order: the Hub copy when neither `data_dir` nor a file is given; else the splits of the GLUE folder
+    `data_dir` whose files exist (a folder with dev/test files only serves a prediction run), each overridden by
+    `train_file`, `validation_file` or `test_file`. With `story_cloze_protocol`, the train file (the 2016 validation
+    CSV) is split into train and validation as in the original. Errors name the file (path, line) or the argument
+    (`data_dir`, ...): the command line's layer names them by its flags.
 
     Returns:
-        `tuple[datasets.DatasetDict, dict[str, str]]`: The splits, and `{split: "--train_file path" | "data_dir
-        path" | "Hub copy"}`.
+        `tuple[datasets.DatasetDict, dict[str, str]]`: The splits, and `{split: "path" | "path (train part of the
+        protocol's split)" | "the Hub copy ..."}`.
     """
-    files = {split: path for split, path in (files or {}).items() if path}
+    files = {"train": train_file, "validation": validation_file, "test": test_file}
+    files = {split: path for split, path in files.items() if path}
     if story_cloze_protocol and "train" not in files:
-        raise ValueError("--story_cloze_protocol needs --train_file (the 2016 Story Cloze validation CSV).")
+        raise ValueError("`story_cloze_protocol` needs a `train_file` (the 2016 Story Cloze validation CSV).")
     if story_cloze_protocol and "validation" in files:
         raise ValueError(
-            "--story_cloze_protocol takes its validation stories from --train_file (374 of the 2016 validation CSV); "
-            "drop --validation_file, or drop --story_cloze_protocol to use your own split."
+            "`story_cloze_protocol` takes its validation stories from the `train_file` (374 of the 2016 validation "
+            "CSV); drop the `validation_file`, or drop `story_cloze_protocol` to use your own split."
         )
     raw: dict[str, datasets.Dataset] = {}
     sources: dict[str, str] = {}
     if data_dir:
         if spec.glue_tsv is None:
-            raise ValueError(f"--data_dir reads GLUE TSV folders; {spec.name!r} is not a GLUE task: use --*_file.")
+            raise ValueError(
+                f"`data_dir` reads GLUE TSV folders; {spec.name!r} is not a GLUE task: give its `train_file`, ..."
+            )
         root = Path(data_dir)
         if not root.is_dir():
-            raise FileNotFoundError(f"--data_dir {root} is not a folder; give the GLUE root or the task folder.")
+            raise FileNotFoundError(f"{root} is not a folder; give the GLUE root or the task folder.")
         for split in spec.glue_tsv.files:
             if split not in files and glue_file(root, spec.glue_tsv, split).is_file():
                 raw[split] = load_glue_tsv(root, spec, split)
                 sources[split] = f"{glue_file(root, spec.glue_tsv, split)}"
         if not raw and not files:
             raise FileNotFoundError(
-                f"--data_dir {root} holds none of {spec.name}'s GLUE files "
+                f"{root} holds none of {spec.name}'s GLUE files "
                 f"({', '.join(f'{spec.glue_tsv.folder}/{name}' for name in spec.glue_tsv.files.values())})."
             )
     for split, path in files.items():
-        flag = f"--{split}_file"
-        rows = read_data_file(path, flag, task=spec, split=split)
+        rows = read_data_file(path, task=spec, split=split)
         if story_cloze_protocol and split == "train":
-            for name, part in story_cloze_split(rows, f"{flag} {path}").items():
-                raw[name], sources[name] = part, f"{flag} {path} ({name} part of the protocol's split)"
+            for name, part in story_cloze_split(rows, f"{path}").items():
+                raw[name], sources[name] = part, f"{path} ({name} part of the protocol's split)"
         else:
-            raw[split], sources[split] = rows, f"{flag} {path}"
+            raw[split], sources[split] = rows, f"{path}"
     if not raw:
         if spec.hub is None:
-            raise ValueError(f"{spec.name!r} has no Hub copy with its columns: pass --train_file/--validation_file.")
+            raise ValueError(
+                f"{spec.name!r} has no Hub copy with its columns: give a `train_file` and a `validation_file`."
+            )
         raw = dict(load_hub_copy(spec))
         sources = {split: f"the Hub copy {spec.hub[0]}" for split in raw}
     if spec.id_names_group:  # one id per row: RACE's example_id names the article, shared by its questions
@@ -529,31 +529,31 @@ def load_corpus(
     are held out for perplexity.
     """
     if bool(train_files) == bool(dataset_name):
-        raise ValueError("Give exactly one text source: --train_files (local) or --dataset_name (Hub).")
+        raise ValueError("Give exactly one text source: `train_files` (local) or `dataset_name` (Hub).")
     if train_files:
-        refuse_repeated_inputs({"--train_files": train_files, "--validation_files": validation_files or []})
-        train = _read_text_files(train_files, text_column, "--train_files")
+        refuse_repeated_inputs({"`train_files`": train_files, "`validation_files`": validation_files or []})
+        train = _read_text_files(train_files, text_column, "`train_files`")
         validation = (
-            _read_text_files(validation_files, text_column, "--validation_files") if validation_files else None
+            _read_text_files(validation_files, text_column, "`validation_files`") if validation_files else None
         )
     else:
-        with hub_access(f"--dataset_name {dataset_name}", "pass local text files with --train_files instead"):
+        with hub_access(f"`dataset_name` {dataset_name}", "give local text files (`train_files`) instead"):
             splits = datasets.load_dataset(dataset_name, dataset_config_name, streaming=streaming)
         if text_column not in splits["train"].column_names:
             raise ValueError(
-                f"{dataset_name} has no column {text_column!r}; its columns are {splits['train'].column_names}: pass "
-                "--text_column."
+                f"{dataset_name} has no column {text_column!r}; its columns are {splits['train'].column_names}: give "
+                "the text's column as `text_column`."
             )
-        _refuse_missing_text(splits["train"], text_column, f"--dataset_name {dataset_name} (train)")
+        _refuse_missing_text(splits["train"], text_column, f"`dataset_name` {dataset_name} (train)")
         train = _text_only(splits["train"], text_column)
         held = next((s for s in ("validation", "valid", "test") if s in splits), None)
         validation = None
         if held is not None:
-            _refuse_missing_text(splits[held], text_column, f"--dataset_name {dataset_name} ({held})")
+            _refuse_missing_text(splits[held], text_column, f"`dataset_name` {dataset_name} ({held})")
             validation = _text_only(splits[held], text_column)
     if validation is None:
         if isinstance(train, datasets.IterableDataset):
-            raise ValueError("A streamed corpus needs a validation split or --validation_files for perplexity.")
+            raise ValueError("A streamed corpus needs a validation split or `validation_files` for perplexity.")
         held_out_count(train.num_rows, validation_split_percentage)
         parts = train.train_test_split(test_size=validation_split_percentage / 100, seed=0, shuffle=False)
         train, validation = parts["train"], parts["test"]
@@ -564,40 +564,41 @@ def held_out_count(documents: int, validation_split_percentage: float) -> int:
     """How many of a corpus's last documents are held out for perplexity when no validation text is given (as
     `train_test_split` counts them); refuses a percentage or a corpus that leaves nothing to train on."""
     if not 0 < validation_split_percentage < 100:
-        raise ValueError(f"--validation_split_percentage {validation_split_percentage} must be in (0, 100).")
+        raise ValueError(f"`validation_split_percentage` {validation_split_percentage} must be in (0, 100).")
     held_out = math.ceil(documents * validation_split_percentage / 100)
     if documents - held_out < 1:
         raise ValueError(
             f"The corpus has {documents} document(s) (lines, for .txt): too few to hold out "
-            f"{validation_split_percentage}% for perplexity. Pass --validation_files, or add text."
+            f"{validation_split_percentage}% for perplexity. Give `validation_files`, or add text."
         )
     return held_out
 
 
-def _read_text_files(paths: Sequence[str], text_column: str, flag: str) -> datasets.Dataset:
+def _read_text_files(paths: Sequence[str], text_column: str, name: str) -> datasets.Dataset:
+    """The text files given as the argument `name`, read as one dataset of documents."""
     suffixes = {Path(p).suffix.lower().lstrip(".") for p in paths}
     builders = {TEXT_BUILDERS.get(s) for s in suffixes}
     if None in builders or len(builders) != 1:
         raise ValueError(
-            f"{flag}: text files must share one type among {sorted(TEXT_BUILDERS)}; got {sorted(suffixes)}."
+            f"{name}: text files must share one type among {sorted(TEXT_BUILDERS)}; got {sorted(suffixes)}."
         )
     for path in map(Path, paths):
-        check_text_file(path, flag)
+        check_text_file(path)
         if path.suffix.lower() != ".parquet":
-            _read_text(path, flag)  # a non-UTF-8 byte is named with its line here, not deep inside the arrow reader
-    source = f"{flag} {list(map(str, paths))}"
+            _read_text(path)  # a non-UTF-8 byte is named with its line here, not deep inside the arrow reader
+    source = f"{name} {list(map(str, paths))}"
     hint = "Fix the file (CSV: one header row, quoted fields holding commas)."
-    dataset = _load_by_content(builders.pop(), paths, flag, source, hint)
+    dataset = _load_by_content(builders.pop(), paths, source, hint)
     if text_column not in dataset.column_names:
         raise ValueError(
-            f"{flag} {list(paths)}: no column {text_column!r}; the columns are {dataset.column_names}: pass "
-            "--text_column."
+            f"{name} {list(paths)}: no column {text_column!r}; the columns are {dataset.column_names}: give the "
+            "text's column as `text_column`."
         )
-    _refuse_missing_text(dataset, text_column, f"{flag} {list(paths)}" if len(paths) > 1 else f"{flag} {paths[0]}")
+    _refuse_missing_text(dataset, text_column, f"{name} {list(paths)}" if len(paths) > 1 else str(paths[0]))
     return _text_only(dataset, text_column)
 
 
-def _load_by_content(builder: str, paths: Sequence[str | Path], flag: str, source: str, hint: str) -> datasets.Dataset:
+def _load_by_content(builder: str, paths: Sequence[str | Path], source: str, hint: str) -> datasets.Dataset:
     """`datasets.load_dataset` of local files, cached under their content: a file changed while it was read leaves
     no cache under the digest of its earlier content, and is refused. A parse failure is one line naming `source`,
     the cause and `hint`."""
@@ -616,7 +617,7 @@ def _load_by_content(builder: str, paths: Sequence[str | Path], flag: str, sourc
     if changed:
         shutil.rmtree(cache, ignore_errors=True)
         raise ValueError(
-            f"{flag} {changed[0]} changed while this run was reading it: nothing was kept of it. Run the same command "
+            f"{changed[0]} changed while this run was reading it: nothing was kept of it. Run the same command "
             "again once the file is final."
         )
     return dataset

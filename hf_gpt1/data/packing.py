@@ -129,9 +129,9 @@ class TextCorpus:
         shard_bytes: int = SHARD_BYTES,
     ):
         self.text_column, self.shard_bytes = text_column, shard_bytes
-        refuse_repeated_inputs({"--train_files": train_files, "--validation_files": validation_files or []})
-        train = {str(p): self._scan(Path(p), "--train_files") for p in train_files}
-        held = {str(p): self._scan(Path(p), "--validation_files") for p in validation_files or []}
+        refuse_repeated_inputs({"`train_files`": train_files, "`validation_files`": validation_files or []})
+        train = {str(p): self._scan(Path(p)) for p in train_files}
+        held = {str(p): self._scan(Path(p)) for p in validation_files or []}
         self.digests = {path: lines.sha256 for path, lines in {**train, **held}.items()}
         """`{path: sha256}` of every file, taken from the bytes the scan read."""
         if validation_files:
@@ -147,12 +147,12 @@ class TextCorpus:
             self.validation += self._shards(path, lines, keep, lines.count)
             cut -= lines.count
 
-    def _scan(self, path: Path, flag: str) -> _Lines:
+    def _scan(self, path: Path) -> _Lines:
         """Counts the lines of `path`, indexes their starts sparsely and hashes its bytes, checking the text on the
         way."""
         if _kind(path) is None:
-            raise ValueError(f"{flag}: {path} is not a .txt or .jsonl file.")
-        check_text_file(path, flag)
+            raise ValueError(f"{path} is not a .txt or .jsonl file.")
+        check_text_file(path)
         json_lines = _kind(path) == "json"
         decoder = codecs.getincrementaldecoder("utf-8")()
         sha = hashlib.sha256()
@@ -167,30 +167,30 @@ class TextCorpus:
                     decoder.decode(chunk)
                 except UnicodeDecodeError as err:
                     line = newlines + data[: err.start].count(b"\n") + 1
-                    raise not_utf8_error(path, flag, line, data[err.start]) from None
+                    raise not_utf8_error(path, line, data[err.start]) from None
                 found = np.flatnonzero(np.frombuffer(chunk, np.uint8) == 10)
                 if offset and len(found) and offset + found[0] + 1 < size:  # the first line starting in this chunk
                     marks.append((newlines + 1, offset + int(found[0]) + 1))
                 if json_lines:
-                    carry = self._check_json_lines(path, flag, carry + chunk, newlines + 1)
+                    carry = self._check_json_lines(path, carry + chunk, newlines + 1)
                 lone_cr = lone_cr or b"\r" in chunk.replace(b"\r\n", b"")
                 newlines += len(found)
                 offset, last = offset + len(chunk), chunk[-1:]
             if file_version(f.fileno()) != version or offset != size:
-                raise corpus_changed_error(flag, path)
+                raise corpus_changed_error(path)
         if json_lines and carry.strip():
-            self._check_json_lines(path, flag, carry + b"\n", newlines + 1)
+            self._check_json_lines(path, carry + b"\n", newlines + 1)
         if lone_cr and newlines == 0:
             # `str.splitlines` would cut it into documents at each CR while the line count says one: refuse instead
             raise ValueError(
-                f"{flag} {path} ends its lines with a carriage return alone (CR, old Mac line endings), so it reads "
+                f"{path} ends its lines with a carriage return alone (CR, old Mac line endings), so it reads "
                 f"as a single line; convert them to line feeds (tr '\\r' '\\n' < {path.name} > fixed.txt)."
             )
         return _Lines(
             count=newlines + (last != b"\n"), size=size, marks=tuple(marks), sha256=sha.hexdigest(), version=version
         )
 
-    def _check_json_lines(self, path: Path, flag: str, data: bytes, first_line: int) -> bytes:
+    def _check_json_lines(self, path: Path, data: bytes, first_line: int) -> bytes:
         """Checks the complete lines of `data` (whose first line is line `first_line` of the file); returns the
         incomplete tail."""
         *lines, tail = data.split(b"\n")
@@ -201,18 +201,17 @@ class TextCorpus:
                 row = json.loads(line)
             except json.JSONDecodeError as err:
                 raise ValueError(
-                    f"{flag} {path}:{number}: the line is not JSON ({err.msg}, column {err.colno}); each line must be "
+                    f"{path}:{number}: the line is not JSON ({err.msg}, column {err.colno}); each line must be "
                     "one object. Fix or delete that line."
                 ) from None
             if not isinstance(row, dict):
                 raise ValueError(
-                    f"{flag} {path}:{number}: the line holds a JSON {type(row).__name__}, not an object with a text "
-                    "field."
+                    f"{path}:{number}: the line holds a JSON {type(row).__name__}, not an object with a text field."
                 )
             if not isinstance(row.get(self.text_column), str):
                 raise ValueError(
-                    f"{flag} {path}:{number}: no column {self.text_column!r} (as text) in a line whose columns are "
-                    f"{sorted(row)}: pass --text_column (or fill in that line's text)."
+                    f"{path}:{number}: no column {self.text_column!r} (as text) in a line whose columns are "
+                    f"{sorted(row)}: give the text's column as `text_column` (or fill in that line's text)."
                 )
         return tail
 
@@ -265,9 +264,9 @@ def streamable(train_files: Sequence[str] | None, validation_files: Sequence[str
     return bool(train_files) and all(_kind(Path(p)) is not None for p in files)
 
 
-def corpus_changed_error(flag: str, path: str | os.PathLike) -> ValueError:
+def corpus_changed_error(path: str | os.PathLike) -> ValueError:
     return ValueError(
-        f"{flag} {path} changed while this run was reading it (its size, modification or change time differs from "
+        f"{path} changed while this run was reading it (its size, modification or change time differs from "
         "when it was scanned): nothing was trained on the edited text. Run the same command again once the file is "
         "final."
     )
@@ -279,7 +278,7 @@ def _shard_documents(shard: Shard) -> Iterator[str]:
         data = f.read(shard.end - shard.start)  # at most ~shard_bytes: the memory of one shard, whatever the corpus
         # read first, then checked: any write since the scan changes the change time (no tool can set it back)
         if shard.version is not None and file_version(f.fileno()) != shard.version:
-            raise corpus_changed_error("corpus file", shard.path)
+            raise corpus_changed_error(shard.path)
     text = data.decode("utf-8-sig" if shard.start == 0 else "utf-8")
     if shard.text_column is None:
         yield from text.splitlines()  # as datasets' "text" builder splits a file into documents
@@ -415,7 +414,7 @@ def _pack_in_workers(jobs: Sequence[tuple], workers: int) -> list[int]:
                         where = _shard_name(jobs, holding[i]) if holding[i] >= 0 else "a shard"
                         code = process.exitcode
                         how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exited with status {code}"
-                        hint = " (the out-of-memory killer?): lower --preprocessing_num_workers" if code < 0 else ""
+                        hint = " (the out-of-memory killer?): lower `num_workers`" if code < 0 else ""
                         raise PackingError(f"Packing {where}: its worker was {how}{hint}; {resume}.") from None
                 if time.monotonic() - heard > SHARD_TIMEOUT_S:
                     busy = ", ".join(_shard_name(jobs, n) for n in holding if n >= 0) or "the shards"

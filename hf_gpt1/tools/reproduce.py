@@ -62,7 +62,8 @@ class TaskData:
 
     Args:
         spec (`TaskSpec`): The task.
-        source (`Mapping[str, Any]`): `data_dir`, or `files` and `story_cloze_protocol`; empty for the Hub copy.
+        source (`Mapping[str, Any]`): `data_dir`, or `train_file`, `test_file` and `story_cloze_protocol`; empty
+            for the Hub copy.
         flags (`tuple[str, ...]`): The run's arguments that name the same data.
     """
 
@@ -74,8 +75,8 @@ class TaskData:
     def where(self) -> str:
         if "data_dir" in self.source:
             return f"{self.source['data_dir']}/{self.spec.glue_tsv.folder}"
-        if "files" in self.source:
-            return str(Path(self.source["files"]["train"]).parent)
+        if "train_file" in self.source:
+            return str(Path(self.source["train_file"]).parent)
         return f"the Hub copy {'/'.join(filter(None, self.spec.hub))}"
 
 
@@ -96,7 +97,7 @@ def task_data(spec: TaskSpec, data_dir: str | None = None, story_cloze_dir: str 
                 f"--story_cloze_dir {story_cloze_dir} has no {Path(absent[0]).name}: put the two 2016 CSVs there "
                 "under their original names (the ROCStories request form sends them)."
             )
-        source = {"files": {"train": train, "test": test}, "story_cloze_protocol": True}
+        source = {"train_file": train, "test_file": test, "story_cloze_protocol": True}
         return TaskData(spec, source, ("--story_cloze_protocol", "true", "--train_file", train, "--test_file", test))
     if data_dir is not None and spec.glue_tsv is not None:
         layout = spec.glue_tsv  # the labelled files a run trains and evaluates on must be there

@@ -15,6 +15,7 @@ predictions from the best-validation checkpoint.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from pathlib import Path
@@ -47,6 +48,7 @@ from .arguments import (
     new_model_dtype,
 )
 from .checkpoints import check_model_path, load_checkpoint, load_config, model_hub_access, resume_checkpoint
+from .cli import flags_for_inputs, in_flags
 from .memory import apply_memory_arguments
 from .output_dir import TASK_FILE, check_output_dir, claimed, run_identity
 from .results import format_metrics, log_once, logged_metrics, print_start, save_results
@@ -328,14 +330,26 @@ def _check_arguments(
         raise ArgumentProblems(problems)
 
 
+def data_flags(data_args: DataArguments) -> dict[str, Any]:
+    """The data arguments as the command line names them: `{--flag: value}` ([`flags_for_inputs`])."""
+    return {f"--{name}": value for name, value in dataclasses.asdict(data_args).items()}
+
+
 def _load_splits(
     spec: TaskSpec, data_args: DataArguments, args: GPT1TrainingArguments
 ) -> tuple[datasets.DatasetDict, dict[str, str]]:
     """The splits this run uses (train, validation, test as asked), each with the task's columns, and their sources."""
-    files = {"train": data_args.train_file, "validation": data_args.validation_file, "test": data_args.test_file}
-    raw, sources = load_task_splits(
-        spec, data_dir=data_args.data_dir, files=files, story_cloze_protocol=data_args.story_cloze_protocol
-    )
+    flags = data_flags(data_args)
+    with flags_for_inputs(flags):
+        raw, sources = load_task_splits(
+            spec,
+            data_dir=data_args.data_dir,
+            train_file=data_args.train_file,
+            validation_file=data_args.validation_file,
+            test_file=data_args.test_file,
+            story_cloze_protocol=data_args.story_cloze_protocol,
+        )
+    sources = {split: in_flags(source, flags) for split, source in sources.items()}
     if not args.do_train:  # a prediction run
         raw.pop("train", None)
     elif "train" not in raw:

@@ -17,6 +17,7 @@ The paper's full settings (100 epochs, a 40,000-merge BPE, 64 × 512-token windo
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import tempfile
 import time
@@ -61,6 +62,7 @@ from .checkpoints import (
     model_hub_access,
     resume_checkpoint,
 )
+from .cli import flags_for_inputs
 from .memory import apply_memory_arguments
 from .output_dir import check_output_dir, check_recorded_digests, claimed, run_identity
 from .results import log_once, logged_metrics, print_start, save_results
@@ -90,27 +92,29 @@ def run_pretraining(
     set_seed(args.seed)
 
     # data: the corpus's documents, held-out ones apart; local .txt / .jsonl files are read as a stream
-    corpus = train_docs = eval_docs = None
-    if streamable(data_args.train_files, data_args.validation_files):
-        corpus = TextCorpus(
-            data_args.train_files,
-            data_args.validation_files,
-            text_column=data_args.text_column,
-            validation_split_percentage=data_args.validation_split_percentage,
-        )
-        documents = functools.partial(corpus.documents, corpus.train)
-        check_recorded_digests(identity, corpus.digests)
-    else:
-        train_docs, eval_docs = load_corpus(
-            data_args.train_files,
-            data_args.validation_files,
-            dataset_name=data_args.dataset_name,
-            dataset_config_name=data_args.dataset_config_name,
-            text_column=data_args.text_column,
-            streaming=data_args.streaming,
-            validation_split_percentage=data_args.validation_split_percentage,
-        )
-        documents = functools.partial(_dataset_documents, train_docs)
+    flags = {f"--{name}": value for name, value in dataclasses.asdict(data_args).items()}
+    with flags_for_inputs(flags):  # the data layer names paths and arguments; the command line, flags
+        corpus = train_docs = eval_docs = None
+        if streamable(data_args.train_files, data_args.validation_files):
+            corpus = TextCorpus(
+                data_args.train_files,
+                data_args.validation_files,
+                text_column=data_args.text_column,
+                validation_split_percentage=data_args.validation_split_percentage,
+            )
+            documents = functools.partial(corpus.documents, corpus.train)
+            check_recorded_digests(identity, corpus.digests)
+        else:
+            train_docs, eval_docs = load_corpus(
+                data_args.train_files,
+                data_args.validation_files,
+                dataset_name=data_args.dataset_name,
+                dataset_config_name=data_args.dataset_config_name,
+                text_column=data_args.text_column,
+                streaming=data_args.streaming,
+                validation_split_percentage=data_args.validation_split_percentage,
+            )
+            documents = functools.partial(_dataset_documents, train_docs)
     if data_args.streaming and args.max_steps <= 0:
         raise ValueError("A streamed corpus has no length: set --max_steps.")
 
@@ -125,7 +129,8 @@ def run_pretraining(
 
     # windows of the model's context, packed once (the main process first; the others read its cache)
     window, workers = model.config.n_positions, data_args.preprocessing_num_workers
-    with args.main_process_first(desc="packing"):
+    workers_flag = {"num_workers": "--preprocessing_num_workers"}
+    with flags_for_inputs(flags, workers_flag), args.main_process_first(desc="packing"):
         if corpus is None:
             train = pack_windows(train_docs, tokenizer, window, workers)
             all_evaluation = pack_windows(eval_docs, tokenizer, window, workers)

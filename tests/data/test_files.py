@@ -127,10 +127,10 @@ def test_tsv_files_are_read_without_quoting(tmp_path):
         tmp_path / "test.tsv",
         'index\tquestion\tsentence\n0\t"What is it?\tIt is\n1\tWhy?\t"Because," she said.\n2\tHow?\tSo.\n\n\n',
     )
-    rows = read_data_file(path, "--test_file", task=get_task("qnli"), split="test")
+    rows = read_data_file(path, task=get_task("qnli"), split="test")
     assert rows["question"] == ['"What is it?', "Why?", "How?"]  # GLUE layout: the Hub's column names, the file's ids
     assert rows["sentence"][1] == '"Because," she said.' and rows["idx"] == [0, 1, 2]
-    generic = read_data_file(path, "--test_file")  # no task: read by its header, the same rows
+    generic = read_data_file(path)  # no task: read by its header, the same rows
     assert generic.num_rows == 3 and generic.column_names == ["index", "question", "sentence"]
 
 
@@ -161,14 +161,19 @@ def test_glue_layout_of_a_headerless_cola_file(tmp_path):
 )
 def test_bad_local_files_are_named_with_their_line(name, content, fragment, tmp_path):
     with pytest.raises(ValueError, match=None) as info:
-        read_data_file(_table(tmp_path / name, content), "--train_file")
-    assert fragment in str(info.value) and "--train_file" in str(info.value)
+        read_data_file(_table(tmp_path / name, content))
+    # the file and its line, in the data layer's words: no flag the library caller never passed
+    assert (
+        fragment in str(info.value)
+        and str(info.value).startswith(str(tmp_path / name))
+        and "--" not in str(info.value)
+    )
 
 
 def test_non_utf8_file_names_its_line(tmp_path):
     path = _table(tmp_path / "latin.tsv", "sentence\tlabel\nok\t1\ncaf\u00e9\t0\n", encoding="latin-1")
     with pytest.raises(ValueError, match=r"latin.tsv:3 is not UTF-8 text.*iconv"):
-        read_data_file(path, "--validation_file")
+        read_data_file(path)
 
 
 def test_glue_index_that_is_not_an_integer(tmp_path):
@@ -222,11 +227,11 @@ def test_folder_and_files_combine(tmp_path):
     raw, sources = load_task_splits(get_task("rte"), data_dir=str(tmp_path / "glue"))
     assert set(raw) == {"validation", "test"} and sources["test"].endswith("RTE/test.tsv")
     extra = _table(tmp_path / "more.csv", "sentence1,sentence2,label\np,h,entailment\n")
-    raw, sources = load_task_splits(get_task("rte"), data_dir=str(tmp_path / "glue"), files={"train": str(extra)})
-    assert set(raw) == {"train", "validation", "test"} and sources["train"] == f"--train_file {extra}"
+    raw, sources = load_task_splits(get_task("rte"), data_dir=str(tmp_path / "glue"), train_file=str(extra))
+    assert set(raw) == {"train", "validation", "test"} and sources["train"] == str(extra)
     assert raw["train"]["sentence1"] == ["p"]
     override = _table(tmp_path / "dev.csv", "sentence1,sentence2,label\nq,r,not_entailment\n")
-    raw, _ = load_task_splits(get_task("rte"), data_dir=str(tmp_path / "glue"), files={"validation": str(override)})
+    raw, _ = load_task_splits(get_task("rte"), data_dir=str(tmp_path / "glue"), validation_file=str(override))
     assert raw["validation"]["sentence1"] == ["q"]  # the file replaced the folder's dev.tsv
 
 
@@ -244,12 +249,12 @@ def test_story_cloze_protocol_split(tmp_path):
     """The 1,871 stories of the 2016 validation CSV → 1,497 train / 374 validation, the original's fixed split."""
     path, test = story_cloze_csv(tmp_path / "val2016.csv", 1871), story_cloze_csv(tmp_path / "test2016.csv", 10)
     task = get_task("story_cloze")
-    files = {"train": str(path), "test": str(test)}
-    splits, sources = load_task_splits(task, files=files, story_cloze_protocol=True)
+    files = {"train_file": str(path), "test_file": str(test)}
+    splits, sources = load_task_splits(task, **files, story_cloze_protocol=True)
     assert {name: rows.num_rows for name, rows in splits.items()} == {"train": 1497, "validation": 374, "test": 10}
     train_ids, valid_ids = set(splits["train"]["InputStoryid"]), set(splits["validation"]["InputStoryid"])
     assert not train_ids & valid_ids and len(train_ids | valid_ids) == 1871
-    again, _ = load_task_splits(task, files=files, story_cloze_protocol=True)
+    again, _ = load_task_splits(task, **files, story_cloze_protocol=True)
     assert again["validation"]["InputStoryid"] == splits["validation"]["InputStoryid"]  # seed 3535999445, not random
     assert "validation part" in sources["validation"]
 
@@ -257,12 +262,13 @@ def test_story_cloze_protocol_split(tmp_path):
 def test_story_cloze_protocol_errors(tmp_path):
     small = story_cloze_csv(tmp_path / "small.csv", 300)
     with pytest.raises(ValueError, match="holds 300 stories; the paper's protocol holds out 374"):
-        story_cloze_split(read_data_file(small), f"--train_file {small}")
+        story_cloze_split(read_data_file(small), str(small))
     task = get_task("story_cloze")
-    with pytest.raises(ValueError, match="needs --train_file"):
-        load_task_splits(task, files={"test": str(small)}, story_cloze_protocol=True)
-    with pytest.raises(ValueError, match="drop --validation_file"):
-        load_task_splits(task, files={"train": str(small), "validation": str(small)}, story_cloze_protocol=True)
+    # a library caller reads of its own arguments, by their names
+    with pytest.raises(ValueError, match="`story_cloze_protocol` needs a `train_file`"):
+        load_task_splits(task, test_file=str(small), story_cloze_protocol=True)
+    with pytest.raises(ValueError, match="drop the `validation_file`"):
+        load_task_splits(task, train_file=str(small), validation_file=str(small), story_cloze_protocol=True)
 
 
 # ------------------------------------------------------------------------------------------------ corpora
@@ -276,7 +282,7 @@ def test_corpus_from_text_files(tmp_path):
     held = _table(tmp_path / "c.jsonl", "".join(json.dumps({"body": f"held {i}"}) + "\n" for i in range(4)))
     train, validation = load_corpus([str(rows)], [str(held)], text_column="body")
     assert train.column_names == ["text"] and validation.num_rows == 4
-    with pytest.raises(ValueError, match="b.jsonl is the same file as --train_files .*b.jsonl"):
+    with pytest.raises(ValueError, match="b.jsonl is the same file as `train_files` .*b.jsonl"):
         load_corpus([str(rows)], [str(rows)], text_column="body")  # held-out text would be trained on
     with pytest.raises(ValueError, match="no column 'text'; the columns are \\['body'\\]"):
         load_corpus([str(rows)])

@@ -135,7 +135,7 @@ def test_json_lines_and_bad_text_are_named(tmp_path):
     good.write_text("\n".join(json.dumps({"body": f"document {i}"}) for i in range(40)) + "\n")
     corpus = TextCorpus([str(good)], text_column="body")
     assert list(corpus.documents(corpus.train))[:2] == ["document 0", "document 1"]
-    with pytest.raises(ValueError, match=r"no column 'text' .*\['body'\]: pass --text_column"):
+    with pytest.raises(ValueError, match=r"no column 'text' .*\['body'\]: give the text's column as `text_column`"):
         TextCorpus([str(good)])
     latin = tmp_path / "latin.txt"
     latin.write_bytes(b"fine\nalso fine\ncaf\xe9\n")
@@ -149,7 +149,7 @@ def test_json_lines_and_bad_text_are_named(tmp_path):
 
 def test_the_line_index_is_sparse_and_finds_any_line(wiki):
     corpus = TextCorpus([str(wiki)], shard_bytes=40_000)
-    lines = corpus._scan(wiki, "--train_files")
+    lines = corpus._scan(wiki)
     data = wiki.read_bytes()
     starts = [0, *(i + 1 for i, byte in enumerate(data) if byte == 10 and i + 1 < len(data))]
     assert lines.count == len(starts) == 1000 and lines.size == len(data)

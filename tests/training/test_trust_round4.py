@@ -190,7 +190,7 @@ def _no_partial_cache(cache: Path) -> None:
 def test_a_killed_packing_worker_ends_the_run_naming_its_shard(shards, cache, monkeypatch):
     faulty_shard(monkeypatch, lambda: os.kill(os.getpid(), signal.SIGKILL))
     started = time.monotonic()
-    with pytest.raises(packing.PackingError, match=r"shard 2 of \d+ .*killed by SIGKILL .*--preprocessing_num_work"):
+    with pytest.raises(packing.PackingError, match=r"shard 2 of \d+ .*killed by SIGKILL .*lower `num_workers`"):
         packing.pack_corpus(*shards, 16, num_workers=2)
     assert time.monotonic() - started < 60
     _no_partial_cache(cache)
@@ -222,6 +222,7 @@ def test_a_dead_worker_is_one_line_from_the_command(tmp_path, cache, capsys, mon
     argv = pretrain_argv(tmp_path, corpus, extra=("--preprocessing_num_workers", "2"))
     error = run_cli(capsys, lambda: pretrain_main(argv))
     assert "killed by SIGKILL" in error and "run the same command again" in error, error
+    assert "lower --preprocessing_num_workers" in error, error  # the library's `num_workers`, named by its flag
 
 
 # ------------------------------------------------------------------------------------------ errors name the cause
@@ -420,12 +421,12 @@ def test_a_byte_order_mark_inside_a_field_is_text_as_in_qnlis_official_dev_tsv(t
         "1\tWho came?\tNobody came.\tnot_entailment\n",
         encoding="utf-8",
     )
-    rows = read_data_file(qnli, "--validation_file", get_task("qnli"), "validation")
+    rows = read_data_file(qnli, get_task("qnli"), "validation")
     assert rows.num_rows == 2 and "\ufeff" in rows["sentence"][0]
     joined = tmp_path / "joined.tsv"  # a second file joined on with `cat`: its BOM starts a line
     joined.write_bytes(qnli.read_bytes() + "\ufeff2\tWhy?\tBecause.\tentailment\n".encode())
     with pytest.raises(ValueError, match=r"joined.tsv:4 holds a byte-order mark .* at its start"):
-        read_data_file(joined, "--validation_file", get_task("qnli"), "validation")
+        read_data_file(joined, get_task("qnli"), "validation")
 
 
 def test_every_shared_glue_tsv_is_read(tmp_path):
