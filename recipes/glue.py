@@ -24,7 +24,7 @@ fine-tuned model + tokenizer, which `pipeline("text-classification", model=outpu
 """
 
 # The recipe is the package's `hf-gpt1 glue` command: parse the arguments, then run_finetuning.
-from hf_gpt1.commands import glue as main
+from hf_gpt1.commands.glue import main
 from hf_gpt1.training.cli import command_errors
 
 if __name__ == "__main__":

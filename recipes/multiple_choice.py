@@ -17,7 +17,7 @@ Test predictions go to `<task>_test_predictions.tsv`, one row per test row in it
 """
 
 # The recipe is the package's `hf-gpt1 multiple-choice` command: parse the arguments, then run_finetuning.
-from hf_gpt1.commands import multiple_choice as main
+from hf_gpt1.commands.multiple_choice import main
 from hf_gpt1.training.cli import command_errors
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ warm-up capped at 10% of the run, 3 epochs); README ("Paper settings") says why.
 """
 
 # The recipe is the package's `hf-gpt1 pretrain` command: parse the arguments, then run_pretraining.
-from hf_gpt1.commands import pretrain as main
+from hf_gpt1.commands.pretrain import main
 from hf_gpt1.training.cli import command_errors
 
 if __name__ == "__main__":

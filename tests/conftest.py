@@ -47,7 +47,7 @@ def wikitext_slice(tmp_path_factory) -> dict[str, Path]:
 @pytest.fixture(scope="session")
 def tiny_lm(tmp_path_factory, wikitext_slice) -> Path:
     """A tiny GPT-1 pre-trained by `recipes/pretrain.py`'s code (dropout 0, so fine-tuning runs are reproducible)."""
-    from hf_gpt1.commands import pretrain as pretrain_main
+    from hf_gpt1.commands.pretrain import main as pretrain_main
 
     out = tmp_path_factory.mktemp("pretrain") / "run"
     results = pretrain_main(

@@ -21,9 +21,9 @@ import pytest
 import torch
 
 from hf_gpt1 import GPT1ForSequenceClassification, GPT1LMHeadModel
-from hf_gpt1.commands import glue as glue_main
-from hf_gpt1.commands import multiple_choice as multiple_choice_main
-from hf_gpt1.commands import pretrain as pretrain_main
+from hf_gpt1.commands.glue import main as glue_main
+from hf_gpt1.commands.multiple_choice import main as multiple_choice_main
+from hf_gpt1.commands.pretrain import main as pretrain_main
 from hf_gpt1.data.transforms import GPT1ClassificationCollator, GPT1SimilarityCollator
 from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
 from hf_gpt1.tools.convert import ConversionError, convert_openai_checkpoint

@@ -113,4 +113,4 @@ def test_glue_reaches_trainer_train_in_three_of_the_packages_frames(tiny_lm, glu
     monkeypatch.setattr(GPT1Trainer, "train", train)
     with pytest.raises(Reached):
         commands.main(["glue", *glue_args("rte", tiny_lm, glue_slice, tmp_path / "out")])
-    assert frames == ["finetune.py:run_finetuning", "commands.py:glue", "commands.py:main"], frames
+    assert frames == ["finetune.py:run_finetuning", "glue.py:main", "__init__.py:main"], frames

@@ -157,7 +157,7 @@ def test_an_activation_patch_on_the_embeddings_reaches_the_output(tokenizer):
 
 
 def test_help_shows_only_real_flags_each_with_its_own_text(capsys):
-    from hf_gpt1.commands import glue
+    from hf_gpt1.commands.glue import main as glue
 
     with pytest.raises(SystemExit):
         glue(["--help"])

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from hf_gpt1.commands import glue as glue_main
-from hf_gpt1.commands import pretrain as pretrain_main
+from hf_gpt1.commands.glue import main as glue_main
+from hf_gpt1.commands.pretrain import main as pretrain_main
 from hf_gpt1.training.cli import parse_recipe_args, run_recipe
 from hf_gpt1.training.trainer import TrainingError
 from tests.utils import COMMON, run_cli
@@ -150,7 +150,7 @@ def test_the_arguments_a_run_decides_are_checked_by_transformers(tmp_path):
 
 def test_argument_problems_are_reported_together(tmp_path, no_training):
     """Every problem of the arguments in one error, each on its line; the task-and-recipe checks likewise."""
-    from hf_gpt1.commands import glue
+    from hf_gpt1.commands.glue import main as glue
 
     base = ["--task", "rte", "--output_dir", str(tmp_path / "out"), "--report_to", "none"]
     with pytest.raises(ValueError) as caught:
@@ -168,7 +168,8 @@ def test_argument_problems_are_reported_together(tmp_path, no_training):
 def test_the_command_line_names_a_data_layer_error_by_its_flags(tmp_path):
     """The data layer names a file by its path (and line) and an argument by its name; the command names them by the
     flags that gave them: the same error, in each one's words."""
-    from hf_gpt1.commands import glue, multiple_choice
+    from hf_gpt1.commands.glue import main as glue
+    from hf_gpt1.commands.multiple_choice import main as multiple_choice
     from hf_gpt1.data.files import load_task_splits
     from hf_gpt1.data.tasks import get_task
 

@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 from safetensors.torch import load_file
 
-from hf_gpt1.commands import glue as glue_main
-from hf_gpt1.commands import pretrain as pretrain_main
+from hf_gpt1.commands.glue import main as glue_main
+from hf_gpt1.commands.pretrain import main as pretrain_main
 from hf_gpt1.training.checkpoints import COMPLETE_MARKER, last_complete_checkpoint
 from tests.utils import REPO_ROOT, glue_argv
 

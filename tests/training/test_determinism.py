@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from safetensors.torch import load_file
 
-from hf_gpt1.commands import glue as glue_main
+from hf_gpt1.commands.glue import main as glue_main
 from tests.utils import glue_argv
 
 pytestmark = pytest.mark.usefixtures("restore_determinism")

@@ -25,9 +25,9 @@ from safetensors.torch import load_file
 from transformers import AutoTokenizer, TrainerCallback, pipeline
 
 from hf_gpt1 import GPT1ForSequenceClassification
-from hf_gpt1.commands import glue as glue_main
-from hf_gpt1.commands import multiple_choice as multiple_choice_main
-from hf_gpt1.commands import pretrain as pretrain_main
+from hf_gpt1.commands.glue import main as glue_main
+from hf_gpt1.commands.multiple_choice import main as multiple_choice_main
+from hf_gpt1.commands.pretrain import main as pretrain_main
 from hf_gpt1.data.tasks import get_task
 from hf_gpt1.data.transforms import rows_to_truncate, segment_lengths
 from hf_gpt1.tokenization_gpt1 import load_gpt1_tokenizer

@@ -9,8 +9,8 @@ import csv
 import json
 from pathlib import Path
 
-from hf_gpt1.commands import glue as glue_main
-from hf_gpt1.commands import multiple_choice as multiple_choice_main
+from hf_gpt1.commands.glue import main as glue_main
+from hf_gpt1.commands.multiple_choice import main as multiple_choice_main
 from hf_gpt1.formats import multiple_choice
 from tests.utils import COMMON
 

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from hf_gpt1.commands import pretrain as pretrain_main
+from hf_gpt1.commands.pretrain import main as pretrain_main
 from hf_gpt1.training.arguments import PretrainTrainingArguments
 from hf_gpt1.training.checkpoints import COMPLETE_MARKER, last_complete_checkpoint
 from hf_gpt1.training.trainer import PretrainTrainer

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from hf_gpt1.commands import glue as glue_main
-from hf_gpt1.commands import pretrain as pretrain_main
+from hf_gpt1.commands.glue import main as glue_main
+from hf_gpt1.commands.pretrain import main as pretrain_main
 from tests.utils import COMMON, GLUE_ROWS, glue_args, run_cli
 
 
@@ -316,7 +316,7 @@ def test_a_test_file_with_repeated_ids_is_refused(tiny_lm, tmp_path, capsys, no_
         "--task", "story_cloze", "--model_name_or_path", str(tiny_lm), "--test_file", str(stories),
         "--do_train", "false", "--do_eval", "false", "--output_dir", str(tmp_path / "out"), *COMMON,
     ]  # fmt: skip
-    from hf_gpt1.commands import multiple_choice as multiple_choice_main
+    from hf_gpt1.commands.multiple_choice import main as multiple_choice_main
 
     error = run_cli(capsys, lambda: multiple_choice_main(argv))
     assert "data row 3: 'InputStoryid' 's1' is also the id of the row at" in error, error

@@ -19,7 +19,7 @@ from pathlib import Path
 import datasets
 import pytest
 
-from hf_gpt1.commands import pretrain as pretrain_main
+from hf_gpt1.commands.pretrain import main as pretrain_main
 from hf_gpt1.data import packing
 from hf_gpt1.training import pretrain
 from hf_gpt1.training.output_dir import RUN_FILE
@@ -374,7 +374,7 @@ def test_non_finite_metrics_are_written_as_null_and_left_out_of_the_card(finishe
 
 
 def test_an_argument_file_after_a_flag_says_it_must_come_first(tmp_path, capsys):
-    from hf_gpt1.commands import glue as glue_main
+    from hf_gpt1.commands.glue import main as glue_main
 
     config = tmp_path / "run.yaml"
     config.write_text("task: rte\noutput_dir: out\n")
@@ -442,7 +442,7 @@ def test_every_shared_glue_tsv_is_read(tmp_path):
 
 
 def test_pad_to_multiple_of_that_does_not_divide_the_length_names_itself(tiny, rte_files, tmp_path, capsys):
-    from hf_gpt1.commands import glue as glue_main
+    from hf_gpt1.commands.glue import main as glue_main
     from tests.utils import glue_argv
 
     train, dev = rte_files
@@ -453,7 +453,7 @@ def test_pad_to_multiple_of_that_does_not_divide_the_length_names_itself(tiny, r
 
 
 def test_a_race_row_with_fewer_options_is_refused_at_load_naming_it(tiny, tmp_path, capsys):
-    from hf_gpt1.commands import multiple_choice as multiple_choice_main
+    from hf_gpt1.commands.multiple_choice import main as multiple_choice_main
 
     rows = [
         {"example_id": f"high{i}.txt", "article": f"Article {i} is long.", "question": "What is it?",
@@ -490,7 +490,7 @@ def test_an_inconsistent_params_shapes_json_names_the_array_and_the_shape(tmp_pa
 def test_resume_over_a_foreign_pickle_says_what_it_did_not_load(state, tiny, rte_files, tmp_path, capsys):
     import pickle
 
-    from hf_gpt1.commands import glue as glue_main
+    from hf_gpt1.commands.glue import main as glue_main
     from tests.utils import glue_argv
 
     train, dev = rte_files

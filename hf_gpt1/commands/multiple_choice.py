@@ -1,0 +1,17 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
+"""`hf-gpt1 multiple-choice` (recipes/multiple_choice.py): fine-tune on Story Cloze, RACE or SWAG."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..training.cli import parse_recipe_args
+from ..training.finetune import run_finetuning
+from .glue import ARGUMENTS
+
+
+def main(argv: Sequence[str] | None = None) -> dict:
+    """Parses the arguments (the GLUE command's), then [`run_finetuning`]; returns its results."""
+    arguments = parse_recipe_args(ARGUMENTS, argv, prog="hf-gpt1 multiple-choice")
+    return run_finetuning(*arguments, recipe="multiple_choice")

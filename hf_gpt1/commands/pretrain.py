@@ -1,0 +1,18 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
+"""`hf-gpt1 pretrain` (recipes/pretrain.py): pre-train, or continue pre-training, with L1."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..training.arguments import PretrainDataArguments, PretrainModelArguments, PretrainTrainingArguments
+from ..training.cli import parse_recipe_args
+from ..training.pretrain import run_pretraining
+
+ARGUMENTS = (PretrainModelArguments, PretrainDataArguments, PretrainTrainingArguments)
+
+
+def main(argv: Sequence[str] | None = None) -> dict:
+    """Parses the arguments, then [`run_pretraining`]; returns its results."""
+    return run_pretraining(*parse_recipe_args(ARGUMENTS, argv, prog="hf-gpt1 pretrain"))
