@@ -17,6 +17,7 @@ number of the chosen tables from the finished runs and writes `results.json` and
 
     hf-gpt1 reproduce run --tasks rte,stsb,cola --seeds 0,1 --data_dir glue_data [any recipe argument]
     hf-gpt1 reproduce report --output_dir runs/reproduce [--tables 2,3,4,5] [--glue_test_results server.json]
+    hf-gpt1 reproduce run reproduce.yaml --seeds 3    # arguments from a YAML/JSON file, the flags after it override
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from ..data.files import glue_file, load_task_splits
 from ..data.fingerprint import file_digest, rows_digest
 from ..data.hub_access import hub_access
 from ..data.tasks import TaskSpec, get_task
+from ..training.cli import ARGUMENT_FILE_SUFFIXES, argument_file_argv
 from ..training.output_dir import RUN_FILE
 from .paper_results import CONDITIONS, PAPER_RESULTS, TABLE5_TASKS
 from .reproduce_report import pack_glue_submission, write_report
@@ -177,6 +179,19 @@ def _data_lines(
 RECORD_SUFFIX = ".argv.json"  # beside each run folder (the recipe wants its folder to itself): what it was given
 FAILURES_FILE = "failures.json"
 PAPER_BATCH = 32  # the fine-tuning batch of the paper (section 4.1); each run is one process
+# The runs' arguments that reproduce sets itself, and how to ask for them; given as other arguments, they would
+# silently override every run's.
+RUN_OWNED = {
+    "--task": "choose the tasks with --tasks or --tables",
+    "--seed": "choose the seeds with --seeds",
+    "--output_dir": "each run has its folder under reproduce's --output_dir",
+    "--from_scratch": "choose the ablations with --conditions",
+    "--lm_coef": "choose the ablations with --conditions",
+    "--story_cloze_protocol": "Story Cloze always runs under the original protocol",
+    "--train_file": "the data comes from --data_dir, --story_cloze_dir or the Hub",
+    "--validation_file": "the data comes from --data_dir, --story_cloze_dir or the Hub",
+    "--test_file": "the data comes from --data_dir, --story_cloze_dir or the Hub",
+}
 CONDITION_FLAGS = {"full": [], "no_pretraining": ["--from_scratch", "true"], "no_aux_lm": ["--lm_coef", "0"]}
 
 
@@ -387,7 +402,16 @@ def main(argv: Sequence[str] | None = None) -> dict:
                         'submission, by leaderboard column ({"RTE": 56.0, "MRPC": "82.3/75.7", ...})')  # fmt: skip
     parser.add_argument("--partial", action="store_true", help="submit-pack: pack the tasks that ran, without the "
                         "others (the server wants all 11 files)")  # fmt: skip
+    # parsed as every command is: an argument file first (after the action), exact names, --help_all as --help
+    argv = ["--help" if word == "--help_all" else word for word in (sys.argv[1:] if argv is None else argv)]
+    if len(argv) > 1 and argv[1].endswith(ARGUMENT_FILE_SUFFIXES) and Path(argv[1]).is_file():
+        argv = [argv[0], *argument_file_argv(Path(argv[1])), *argv[2:]]
     args, extra = parser.parse_known_args(argv)
+    if extra and args.action in ("report", "submit-pack"):
+        parser.error(f"unknown argument(s) {' '.join(extra)}: {args.action} takes only the options --help lists")
+    owned = sorted({word.split("=")[0] for word in extra} & set(RUN_OWNED))
+    if owned:
+        parser.error(f"{owned[0]} is set for each run by reproduce: {RUN_OWNED[owned[0]]}")
     tables = args.tables.split(",")
     if not set(tables) <= {"2", "3", "4", "5"}:
         parser.error(f"--tables {args.tables}: the paper's result tables are 2, 3, 4 and 5 (e.g. --tables 2,5)")

@@ -33,7 +33,15 @@ from ..data.packing import PackingError
 from .arguments import ArgumentProblems
 from .trainer import TrainingError, TrainingInterrupted
 
-__all__ = ["load_yaml", "parse_recipe_args", "run_recipe"]
+__all__ = [
+    "argument_file_argv",
+    "command_errors",
+    "flags_for_inputs",
+    "in_flags",
+    "load_yaml",
+    "parse_recipe_args",
+    "run_recipe",
+]
 
 
 def load_yaml(path: str | os.PathLike) -> Any:
@@ -49,7 +57,7 @@ def load_yaml(path: str | os.PathLike) -> Any:
         raise ValueError(f"{where}: not valid YAML ({getattr(err, 'problem', None) or err}).") from None
 
 
-def _config_to_argv(path: Path) -> list[str]:
+def argument_file_argv(path: Path) -> list[str]:
     """A YAML/JSON argument file as command-line words, so it gets the command line's type checks."""
     if path.suffix == ".json":
         try:
@@ -90,7 +98,7 @@ def parse_recipe_args(
     source, from_file = "command line", []
     if argv and argv[0].endswith(ARGUMENT_FILE_SUFFIXES):
         source = f"{argv[0]} or the command line"
-        from_file = _config_to_argv(Path(argv[0]))
+        from_file = argument_file_argv(Path(argv[0]))
         _refuse_late_argument_file(parser, argv[1:], prog)
         argv = from_file + argv[1:]
     else:
@@ -133,7 +141,7 @@ def _refuse_late_argument_file(parser: argparse.ArgumentParser, argv: Sequence[s
         if not word.endswith(ARGUMENT_FILE_SUFFIXES) or not Path(word).is_file():
             continue
         try:
-            values = _config_to_argv(Path(word))
+            values = argument_file_argv(Path(word))
         except ValueError:
             continue  # not an argument file (a data file, say)
         keys = {value.removeprefix("--") for value in values if value.startswith("--")}

@@ -295,3 +295,18 @@ def test_a_finished_run_on_other_rows_is_not_reused(tmp_path):
     assert run_state(run) == "done"
     record.write_text(json.dumps({"argv": ["--task", "rte"], "data_sha256": "b" * 64}))
     assert run_state(run) == "other"
+
+
+def test_reproduce_reads_an_argument_file_as_every_command_does(runs, tmp_path, capsys):
+    """`hf-gpt1 reproduce report args.yaml --tables 3`: the file's arguments, the flags after it override them;
+    names are exact (no prefix stands for a name)."""
+    arguments = tmp_path / "reproduce.yaml"
+    arguments.write_text(f"output_dir: {runs}\ntables: '2,3'\n")
+    assert {r["table"] for r in main(["report", str(arguments)])["rows"]} == {2, 3}
+    assert {r["table"] for r in main(["report", str(arguments), "--tables", "3"])["rows"]} == {3}
+    with pytest.raises(SystemExit):
+        main(["report", "--output", str(runs)])  # a prefix of --output_dir is not --output_dir
+    assert "unknown argument(s) --output" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # would give every run the same seed
+        main(["plan", "--tasks", "rte", "--seed", "3", "--output_dir", str(tmp_path / "out")])
+    assert "--seed is set for each run by reproduce: choose the seeds with --seeds" in capsys.readouterr().err
