@@ -112,8 +112,8 @@ def parse_recipe_args(
             f"{name} (did you mean {close[0]}?)" if (close := difflib.get_close_matches(name, known, n=1)) else name
             for name in names
         ]
-        raise ValueError(
-            f"Unknown argument(s) in the {source}: {', '.join(hints)}; `--help` lists the recipe's arguments."
+        raise ArgumentProblems(
+            [f"Unknown argument(s) in the {source}: {', '.join(hints)}; `--help` lists the recipe's arguments."]
         )
     # each dataclass checks its values when built: every problem is reported, in one error
     parsed, problems = [], []
@@ -300,6 +300,8 @@ def command_errors() -> Iterator[None]:
     except (ValueError, KeyError, OSError, TrainingError, PackingError) as err:
         if os.environ.get("HF_GPT1_TRACEBACK"):
             raise
+        if isinstance(err, ArgumentProblems) and int(os.environ.get("RANK", "0")) > 0:
+            raise SystemExit(2) from None  # every process of a launch parses alike: the main one says it, once
         message = err.args[0] if isinstance(err, KeyError) and err.args else err
         if isinstance(err, OSError) and err.errno in WRITE_FAILURES:
             message = _write_failure_line(err)

@@ -238,3 +238,11 @@ def test_a_launch_that_starts_fewer_processes_than_asked_says_so(tiny_lm, glue_s
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
     assert "glue rte: 1 process on cpu" in proc.stdout
     assert "note: accelerate launch was asked for several processes and started one" in proc.stdout
+
+
+def test_argument_problems_of_a_launch_are_said_once(tmp_path):
+    """Every process of `accelerate launch` parses the same arguments: the main one reports their problems."""
+    launcher = ["--config_file", str(CONFIGS / "cpu_ddp.yaml"), "--main_process_port", "0"]  # 2 processes
+    proc = _launch(launcher, ["--task", "rte", "--output_dir", str(tmp_path / "out"), "--learning_rat", "1"])
+    assert proc.returncode != 0
+    assert proc.stderr.count("error: Unknown argument(s) in the command line: --learning_rat") == 1, proc.stderr
