@@ -259,12 +259,19 @@ def write_report(
 def pack_glue_submission(
     output_dir: str | Path, condition: str = "full", seed: int | None = None, partial: bool = False
 ) -> tuple[Path, dict[str, Any]]:
-    """Zips the test predictions of the GLUE runs under `output_dir` as the GLUE server wants them.
+    """Zips the test predictions of the GLUE runs under `output_dir` as the GLUE server wants them:
+    `glue_submission.zip` and what went in it, `glue_submission.json` (file, task, seed, run folder, validation
+    score), each written whole or not at all.
 
-    Each task's file comes from one run of `condition`: seed `seed`, or by default the run whose validation score (the
-    task's main metric; MNLI's matched accuracy) is the median of its seeds (the lower of the two middle ones for an
-    even count). The zip (`glue_submission.zip`) and what went in it (`glue_submission.json`: file, task, seed, run
-    folder, validation score) are written whole or not at all.
+    Args:
+        output_dir (`str` or `Path`): The reproduction's folder of runs.
+        condition (`str`): The runs packed (a key of `CONDITIONS`).
+        seed (`int`, *optional*): Each task's run of this seed; default: the run whose validation score (the task's
+            main metric; MNLI's matched accuracy) is the median of its seeds (the lower middle one for an even count).
+        partial (`bool`): Pack the files there are runs for; otherwise a missing one is refused.
+
+    Returns:
+        `tuple[Path, dict]`: The zip and its record.
 
     Raises:
         `ValueError`: A file the server wants has no run (without `partial`), or a run's predictions file is gone.

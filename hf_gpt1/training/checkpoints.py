@@ -277,14 +277,20 @@ def load_checkpoint(
 ):
     """`model_class.from_pretrained(name_or_path, **overrides)` with load failures turned into one clear error.
 
-    Every weight the model has must come from the checkpoint, with its shape, but those named in `new_weights` (a head
-    about to be fine-tuned): a missing weight would silently start from random values (`missing_hint` says what to do
-    instead), and a tensor of another shape (transposed, resized) is named with both shapes.
-
     Weights are read from `model.safetensors` (no code can run while loading it); a pickled `pytorch_model.bin` only
-    through transformers' `torch.load(weights_only=True)`, which refuses anything but tensors. A classification head
-    whose size differs from the requested `num_labels` is refused instead of silently re-initialised or crashing
-    half-way through loading.
+    through transformers' `torch.load(weights_only=True)`, which refuses anything but tensors.
+
+    Args:
+        model_class (`type`): The hf_gpt1 class to load.
+        name_or_path (`str` or `os.PathLike`): A model folder or Hub id.
+        new_weights (`Collection[str]`): Weights that may be absent (a head about to be fine-tuned); any other
+            missing weight is refused, as it would silently start from random values.
+        missing_hint (`str`): What the refusal of a missing weight tells the user to do.
+        overrides: Config values (`num_labels`, `lm_coef`, ...) for `from_pretrained`.
+
+    Raises:
+        `ValueError`: A weight is missing or has another shape (both shapes named), the classification head has
+            another number of labels than `num_labels`, or the files are damaged; one line, naming the file.
     """
     from safetensors import SafetensorError
 
