@@ -235,12 +235,16 @@ class TaskSpec:
     def label_to_id(self, value: object) -> int | float | None:
         """Normalise one raw label to what the model trains on.
 
-        Strings are looked up in `label_names`; integers, and strings of digits that are no label name, are taken as
-        ids (Hub `ClassLabel` columns, CSV files) after subtracting `label_offset`; a bool is the label it names
-        (`"True"` / `"false"`, any case) or, for the labels `"0"` and `"1"`, the id 0 (False) or 1 (True);
-        regression labels become floats (within `label_range`). "No gold label" returns `None`: `None`, `""`, `-1`
-        (the Hub's mark on test rows, STS-B included; also as text, in a CSV export) and `"-"` (SNLI pairs without
-        annotator consensus).
+        Args:
+            value (`object`): The label as a file or a Hub column holds it: a string (looked up in `label_names`, then
+                `class_names`; digits that are no label name are an id), an integer id (after subtracting
+                `label_offset`), a bool (the label it names, `"True"` / `"false"` in any case, or the id 0 / 1 for
+                the labels `"0"` and `"1"`), or a score (regression, within `label_range`).
+
+        Returns:
+            `int | float | None`: The class id or score; `None` for "no gold label": `None`, `""`, `-1` (the Hub's
+            mark on test rows, STS-B included; also as text, in a CSV export) and `"-"` (SNLI pairs without
+            annotator consensus).
 
         Raises:
             `ValueError`: The value is not a valid label of this task; the message names it and the valid set.

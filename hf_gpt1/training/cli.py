@@ -273,19 +273,16 @@ def flags_for_inputs(flags: Mapping[str, Any], names: Mapping[str, str] | None =
 
 @contextlib.contextmanager
 def command_errors() -> Iterator[None]:
-    """Runs the block (a command's `main`), turning every input or environment problem into one readable line and
-    exit status 2: `with command_errors(): main()`. A context, not a wrapper, so the command's own frames stay the
-    only ones between the entry point and `Trainer.train`.
+    """Runs the block (a command's `main`) so that every problem is one readable line: `with command_errors():
+    main()`. A context, not a wrapper, so the command's own frames stay the only ones between the entry point and
+    `Trainer.train`. `HF_GPT1_TRACEBACK=1` shows the traceback instead.
 
-    Input problems (unknown task, bad columns, labels or files, an occupied output dir) are raised by hf_gpt1 as
-    `ValueError` / `KeyError` with the cause and the fix in the message; file-system problems as `OSError`s that name
-    the path; a stopped training as `TrainingError`, a packing worker that died as `PackingError`. A traceback through
-    Trainer and torch would only hide them.
-    `HF_GPT1_TRACEBACK=1` shows the traceback anyway.
-
-    Signals: a run stopped on SIGTERM or Ctrl-C during training (after saving a checkpoint, `TrainingInterrupted`)
-    prints the command that continues it and exits with 128 + the signal's number, as a shell reports a signal; a
-    signal at any other moment (or a second Ctrl-C) stops at once with one line, nothing being written.
+    Raises:
+        `SystemExit`: 2 after printing `error: <message>` for an input problem (`ValueError` / `KeyError` with the
+            cause and the fix, an `OSError` naming the path, a stopped training's `TrainingError`, a dead packing
+            worker's `PackingError`; argument problems of a multi-process launch are printed by its main process
+            only); 128 + the signal's number for SIGTERM or Ctrl-C, after printing the command that continues a
+            run that checkpointed (`TrainingInterrupted`) or, at any other moment, that nothing more was written.
     """
     previous = signal.signal(signal.SIGTERM, _terminate) if _in_main_thread() else None
     try:
