@@ -463,16 +463,26 @@ class _GPT1WithLMHeadBase(GPT1PreTrainedModel):
     ) -> torch.Tensor:
         """L1: every position predicts the next token's label.
 
-        Targets are `labels[..., 1:]` (unshifted labels, `-100` ignored), or `shift_labels`, already aligned with the
-        positions (transformers' `ForCausalLMLoss` convention: under sequence or context parallelism the labels are
-        shifted before the sequence is sharded, and `labels` are then not used); with an `attention_mask`, a target
-        also needs a real token before it, so the first token after left padding is never predicted from padding.
-        `reduction="token"` averages over all targets (or divides by `num_items_in_batch`, Trainer's target count
-        over accumulated micro-batches); `"sequence"` averages each sequence's targets and then the sequences (the
-        original's auxiliary L1). The softmax runs over the token rows of the tied head; in training with
-        `config.original_embedding_table`, over every row of the original's single (dropped) table — tokens, special
-        tokens, positions — the objective the original optimises. In eval mode it is the language model's own
-        distribution, over the tokens, so held-out perplexities compare across the two layouts.
+        The softmax runs over the token rows of the tied head; in training with `config.original_embedding_table`,
+        over every row of the original's single (dropped) table (tokens, special tokens, positions), the objective the
+        original optimises. In eval mode it is the language model's own distribution over the tokens, so held-out
+        perplexities compare across the two layouts.
+
+        Args:
+            outputs (`GPT1ModelOutput`): The decoder's output.
+            labels (`torch.LongTensor`): Unshifted labels (`-100` ignored); targets are `labels[..., 1:]`.
+            attention_mask (`torch.Tensor`, *optional*): A target also needs a real token before it, so the first
+                token after left padding is never predicted from padding.
+            reduction (`str`): `"token"` averages over all targets (or divides by `num_items_in_batch`); `"sequence"`
+                averages each sequence's targets, then the sequences (the original's auxiliary L1).
+            num_items_in_batch (`torch.Tensor` or `int`, *optional*): Trainer's target count over accumulated
+                micro-batches.
+            shift_labels (`torch.LongTensor`, *optional*): Targets already aligned with the positions
+                (transformers' `ForCausalLMLoss` convention: under sequence or context parallelism the labels are
+                shifted before the sequence is sharded); `labels` are then not used.
+
+        Returns:
+            `torch.Tensor`: The scalar loss.
         """
         hidden = outputs.last_hidden_state
         seq_len = hidden.shape[-2]
