@@ -146,31 +146,24 @@ def resolve_model(name_or_path: str, revision: str | None = None) -> tuple[str, 
 
 
 def _data_lines(
-    data: TaskData, splits: datasets.DatasetDict, tokenizer: Any, limits: argparse.Namespace, n_positions: int
+    data: TaskData, splits: datasets.DatasetDict, digest: str, tokenizer: Any, config: Any, extra: Sequence[str]
 ) -> tuple[str, dict[str, Any]]:
-    """One task's plan line (source, rows and rows too long per split, fingerprint) and its record."""
-    from ..data.transforms import prepare_dataset, rows_to_truncate
-    from ..formats import story_cloze_segment_cap
+    """One task's plan line (source, rows and rows too long per split, fingerprint) and its record: its splits sliced,
+    tokenized and measured as its runs will (their data arguments, `input_lengths`, `tokenize_split`)."""
+    from transformers import HfArgumentParser
 
-    spec = data.spec
-    max_length = limits.max_seq_length or n_positions
-    cap = limits.segment_cap
-    if cap is None and data.source.get("story_cloze_protocol"):
-        cap = story_cloze_segment_cap(max_length)
+    from ..training.arguments import DataArguments
+    from ..training.finetune import input_lengths, tokenize_split
+
+    argv = ["--task", data.spec.name, *data.flags, *extra]
+    data_args = HfArgumentParser(DataArguments).parse_args_into_dataclasses(argv, return_remaining_strings=True)[0]
+    max_length, cap = input_lengths(data_args, config)
     counts = {}
     for split, rows in splits.items():
-        limit = limits.max_train_samples if split == "train" else limits.max_eval_samples
-        if limit is not None and not split.startswith("test"):
-            rows = rows.select(range(min(limit, rows.num_rows)))
-        tokenized, _ = prepare_dataset(
-            rows, tokenizer, spec, drop_unlabeled=not split.startswith("test"), max_length=max_length,
-            **({"segment_cap": cap} if spec.input_format.choices else {}),
-        )  # fmt: skip
-        cut = rows_to_truncate(tokenized, spec.format, max_length, cap if spec.input_format.choices else None)
-        counts[split] = {"rows": rows.num_rows, "too_long": cut}
-    digest = rows_digest(splits)
+        tokenized, _, dropped, cut = tokenize_split(data.spec, data_args, split, rows, tokenizer, max_length, cap)
+        counts[split] = {"rows": tokenized.num_rows + dropped, "too_long": cut}
     parts = ", ".join(f"{split} {c['rows']:,} ({c['too_long']:,} too long)" for split, c in counts.items())
-    line = f"  {spec.name:<12} {data.where}: {parts}; rows sha256 {digest[:12]}"
+    line = f"  {data.spec.name:<12} {data.where}: {parts}; rows sha256 {digest[:12]}"
     return line, {"source": data.where, "splits": counts, "sha256": digest, "max_length": max_length}
 
 
@@ -458,7 +451,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
         if run.condition == "full" or run.task in TABLE5_TASKS
     ]
     if args.action == "plan":
-        return _print_plan(data, splits, runs, model_path, extra, args.output_dir)
+        return _print_plan(data, splits, digests, runs, model_path, extra, args.output_dir)
     outcome = execute(runs, args.output_dir, args.devices.split(","))
     rows, averages, text = write_report(args.output_dir, tables, args.glue_test_results)
     print(text, end="")
@@ -470,6 +463,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
 def _print_plan(
     data: Sequence[TaskData],
     splits: Mapping[str, datasets.DatasetDict],
+    digests: Mapping[str, str],
     runs: Sequence[PlannedRun],
     model_path: str,
     extra: Sequence[str],
@@ -480,18 +474,15 @@ def _print_plan(
 
     from ..tokenization_gpt1 import add_gpt1_special_tokens, load_gpt1_tokenizer
 
-    limits = argparse.ArgumentParser(add_help=False)
-    for flag in ("--max_seq_length", "--segment_cap", "--max_train_samples", "--max_eval_samples"):
-        limits.add_argument(flag, type=int)
-    limits = limits.parse_known_args(list(extra))[0]
     tokenizer = load_gpt1_tokenizer(model_path)
     add_gpt1_special_tokens(tokenizer)
-    n_positions = AutoConfig.from_pretrained(model_path).n_positions  # an openai-gpt or a gpt1 config
-    print(f"data (rows per split, and how many are longer than {limits.max_seq_length or n_positions} tokens with "
-          "the model's tokenizer and are cut):")  # fmt: skip
+    config = AutoConfig.from_pretrained(model_path)  # an openai-gpt or a gpt1 config: n_positions
+    print("data (rows per split, and how many are longer than --max_seq_length, else the model's context, with the "
+          "model's tokenizer and are cut):")  # fmt: skip
     records = {}
     for task in data:
-        line, records[task.spec.name] = _data_lines(task, splits[task.spec.name], tokenizer, limits, n_positions)
+        name = task.spec.name
+        line, records[name] = _data_lines(task, splits[name], digests[name], tokenizer, config, extra)
         print(line, flush=True)
     states = [run_state(run) for run in runs]
     tasks = len({run.task for run in runs})

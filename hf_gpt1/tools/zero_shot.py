@@ -35,7 +35,7 @@ from ..data.tasks import TaskSpec, get_task
 from ..modeling_gpt1 import GPT1LMHeadModel
 from ..tokenization_gpt1 import load_gpt1_tokenizer
 from ..training.checkpoints import load_checkpoint, model_hub_access
-from ..training.cli import flags_for_inputs, parse_recipe_args
+from ..training.cli import flags_for_inputs, flags_of, parse_recipe_args
 from ..training.results import format_metrics
 
 ZERO_SHOT_TASKS: tuple[str, ...] = ("cola", "sst2", "race", "wnli")
@@ -339,9 +339,8 @@ class ZeroShotArguments:
 
 def _load(args: ZeroShotArguments, split: str, limit: int | None) -> datasets.Dataset:
     spec = get_task(args.task)
-    flags = {"--validation_file": args.validation_file, "--data_dir": args.data_dir, "--task": args.task}
     rows = None
-    with flags_for_inputs(flags):  # the data layer names paths and arguments; the command line, flags
+    with flags_for_inputs(flags_of(args)):  # the data layer names paths and arguments; the command line, flags
         if args.validation_file and split == args.split:
             rows = read_data_file(args.validation_file, task=spec, split="validation")
         elif args.data_dir:

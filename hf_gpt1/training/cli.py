@@ -37,6 +37,7 @@ __all__ = [
     "argument_file_argv",
     "command_errors",
     "flags_for_inputs",
+    "flags_of",
     "in_flags",
     "load_yaml",
     "parse_recipe_args",
@@ -233,6 +234,11 @@ def _write_failure_line(err: OSError) -> str:
         f"{where}: {WRITE_FAILURES[err.errno]}. Free space (or choose an --output_dir on another disk), then run the "
         "same command again, with --resume if it had started."
     )
+
+
+def flags_of(arguments: Any) -> dict[str, Any]:
+    """An argument dataclass as the command line names it: `{--name: value}` ([`flags_for_inputs`])."""
+    return {f"--{name}": value for name, value in dataclasses.asdict(arguments).items()}
 
 
 def in_flags(text: str, flags: Mapping[str, Any], names: Mapping[str, str] | None = None) -> str:

@@ -15,7 +15,6 @@ predictions from the best-validation checkpoint.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import time
 from pathlib import Path
@@ -48,7 +47,7 @@ from .arguments import (
     new_model_dtype,
 )
 from .checkpoints import check_model_path, load_checkpoint, load_config, model_hub_access, resume_checkpoint
-from .cli import flags_for_inputs, in_flags
+from .cli import flags_for_inputs, flags_of, in_flags
 from .memory import apply_memory_arguments
 from .output_dir import TASK_FILE, check_output_dir, claimed, run_identity
 from .results import format_metrics, log_once, logged_metrics, print_start, save_results
@@ -56,7 +55,7 @@ from .trainer import GPT1Trainer
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["build_model", "reinitialize_blocks", "run_finetuning"]
+__all__ = ["build_model", "input_lengths", "reinitialize_blocks", "run_finetuning", "tokenize_split"]
 
 RECIPE_FOR_MULTIPLE_CHOICE = {False: "glue", True: "multiple_choice"}
 """The command-line recipe of each kind of task (other callers, such as the demo, take any task)."""
@@ -101,7 +100,7 @@ def run_finetuning(
     with model_hub_access(model_args):
         tokenizer = load_gpt1_tokenizer(model_args.tokenizer_name_or_path or model_args.model_name_or_path)
         model = build_model(spec, model_args, tokenizer, predict_only=not args.do_train)
-    max_length, segment_cap = _lengths(data_args, model.config, predict_only=not args.do_train)
+    max_length, segment_cap = input_lengths(data_args, model.config, predict_only=not args.do_train)
     # the truncation the run uses travels with the model, so that pipelines serve inputs as the run saw them
     tokenizer.model_max_length = max_length
     if spec.input_format.choices:
@@ -330,16 +329,11 @@ def _check_arguments(
         raise ArgumentProblems(problems)
 
 
-def data_flags(data_args: DataArguments) -> dict[str, Any]:
-    """The data arguments as the command line names them: `{--flag: value}` ([`flags_for_inputs`])."""
-    return {f"--{name}": value for name, value in dataclasses.asdict(data_args).items()}
-
-
 def _load_splits(
     spec: TaskSpec, data_args: DataArguments, args: GPT1TrainingArguments
 ) -> tuple[datasets.DatasetDict, dict[str, str]]:
     """The splits this run uses (train, validation, test as asked), each with the task's columns, and their sources."""
-    flags = data_flags(data_args)
+    flags = flags_of(data_args)
     with flags_for_inputs(flags):
         raw, sources = load_task_splits(
             spec,
@@ -370,7 +364,7 @@ def _load_splits(
     return raw, sources
 
 
-def _lengths(data_args: DataArguments, config: Any, predict_only: bool) -> tuple[int, int | None]:
+def input_lengths(data_args: DataArguments, config: Any, predict_only: bool = False) -> tuple[int, int | None]:
     """The longest input (`--max_seq_length`, at most the model's learned positions) and the per-segment cap: the
     flag's, the Story Cloze protocol's, or (predicting) the one the model was fine-tuned with."""
     n_positions = config.n_positions
@@ -475,37 +469,48 @@ def _evaluation_plan(args: GPT1TrainingArguments, spec: TaskSpec, eval_names: li
 # ------------------------------------------------------------------------------------------------- data
 
 
-def _tokenize(
-    spec: TaskSpec, data_args: DataArguments, split: str, rows, source: str, tokenizer, max_length: int, segment_cap
-):
-    """One split, tokenized once (`prepare_dataset`), with what was dropped or will be truncated said."""
+def tokenize_split(
+    spec: TaskSpec, data_args: DataArguments, split: str, rows, tokenizer, max_length: int, segment_cap: int | None
+) -> tuple[datasets.Dataset, Any, int, int]:
+    """One split as a run uses it: its first `--max_*_samples` rows tokenized once (`prepare_dataset`, rows without a
+    gold label dropped but in test splits). Returns the dataset, its collator, how many rows were dropped and how many
+    the collator will truncate."""
     limit = data_args.max_train_samples if split == "train" else data_args.max_eval_samples
     if limit is not None and not split.startswith("test"):
         rows = rows.select(range(min(limit, rows.num_rows)))
+    cap = segment_cap if spec.input_format.choices else None
+    dataset, collator = prepare_dataset(
+        rows,
+        tokenizer,
+        spec,
+        drop_unlabeled=not split.startswith("test"),
+        max_length=max_length,
+        pad_to_multiple_of=data_args.pad_to_multiple_of,
+        **({"segment_cap": cap} if spec.input_format.choices else {}),
+    )
+    return dataset, collator, rows.num_rows - dataset.num_rows, rows_to_truncate(dataset, spec.format, max_length, cap)
+
+
+def _tokenize(
+    spec: TaskSpec, data_args: DataArguments, split: str, rows, source: str, tokenizer, max_length: int, segment_cap
+):
+    """[`tokenize_split`], with what was dropped or will be truncated said and a failure named by its source."""
     try:
-        dataset, collator = prepare_dataset(
-            rows,
-            tokenizer,
-            spec,
-            drop_unlabeled=not split.startswith("test"),
-            max_length=max_length,
-            pad_to_multiple_of=data_args.pad_to_multiple_of,
-            **({"segment_cap": segment_cap} if spec.input_format.choices else {}),
+        dataset, collator, dropped, truncated = tokenize_split(
+            spec, data_args, split, rows, tokenizer, max_length, segment_cap
         )
     except (KeyError, TypeError, ValueError) as err:  # name the file: the row/column alone is not enough
         message = err.args[0] if isinstance(err, KeyError) and err.args else err
         raise ValueError(f"{source}: {message}") from err
-    dropped = rows.num_rows - dataset.num_rows
     if dropped:
         logger.warning(
             "%s: dropped %d of %d rows without a gold label (empty, '-' or -1 in %r).",
             source,
             dropped,
-            rows.num_rows,
+            dataset.num_rows + dropped,
             spec.label_column,
         )
     cap = segment_cap if spec.input_format.choices else None
-    truncated = rows_to_truncate(dataset, spec.format, max_length, cap)
     if truncated:
         logger.warning(
             "%s: %d of %d rows are longer than %d tokens%s and are truncated (special tokens kept%s); "

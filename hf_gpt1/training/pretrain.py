@@ -17,7 +17,6 @@ The paper's full settings (100 epochs, a 40,000-merge BPE, 64 × 512-token windo
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import tempfile
 import time
@@ -62,7 +61,7 @@ from .checkpoints import (
     model_hub_access,
     resume_checkpoint,
 )
-from .cli import flags_for_inputs
+from .cli import flags_for_inputs, flags_of
 from .memory import apply_memory_arguments
 from .output_dir import check_output_dir, check_recorded_digests, claimed, run_identity
 from .results import log_once, logged_metrics, print_start, save_results
@@ -92,7 +91,7 @@ def run_pretraining(
     set_seed(args.seed)
 
     # data: the corpus's documents, held-out ones apart; local .txt / .jsonl files are read as a stream
-    flags = {f"--{name}": value for name, value in dataclasses.asdict(data_args).items()}
+    flags = flags_of(data_args)
     with flags_for_inputs(flags):  # the data layer names paths and arguments; the command line, flags
         corpus = train_docs = eval_docs = None
         if streamable(data_args.train_files, data_args.validation_files):
