@@ -134,10 +134,24 @@ def sdpa_attention_forward(
     on_cpu = query.device.type == "cpu"
     if on_cpu and dropout > 0 and not torch.compiler.is_compiling():
         return cpu_dropout_attention_forward(module, query, key, value, attention_mask, scaling, dropout, **kwargs)
+    if dropout > 0 and query.device.type in EAGER_DROPOUT_ATTENTION_DEVICES and torch.compiler.is_compiling():
+        return _eager_sdpa(module, query, key, value, attention_mask, dropout=dropout, scaling=scaling, **kwargs)
     with nullcontext() if on_cpu else _without_cudnn_attention():
         return _transformers_sdpa(
             module, query, key, value, attention_mask, dropout=dropout, scaling=scaling, **kwargs
         )
+
+
+# Devices where compiled training runs attention with dropout eagerly, between the compiled regions: a compiled graph
+# sends SDPA with dropout to the memory-efficient kernel on CUDA (39% of an H200 step), eager SDPA to flash attention.
+EAGER_DROPOUT_ATTENTION_DEVICES = {"cuda"}
+
+
+@torch.compiler.disable(recursive=True)
+def _eager_sdpa(module, query, key, value, attention_mask, **kwargs) -> tuple[torch.Tensor, None]:
+    """[`sdpa_attention_forward`] outside the compiled graph (Dynamo breaks the graph at this call)."""
+    with nullcontext() if query.device.type == "cpu" else _without_cudnn_attention():
+        return _transformers_sdpa(module, query, key, value, attention_mask, **kwargs)
 
 
 class _CudnnAttentionOff:

@@ -79,6 +79,30 @@ def _require(condition: torch.Tensor, message: str) -> None:
         raise ValueError(message) from None
 
 
+# The outputs `capture_outputs` records from inside the blocks.
+_RECORDED = ("hidden_states", "attentions")
+
+
+def leading_padding(attention_mask: torch.Tensor) -> torch.Tensor:
+    """Each row's padding before its first real token, `(..., 1)`, read on the device without a sync: the shift
+    [`rotate`] moves that padding after the real tokens by (an all-padding row gives 0)."""
+    # argmax returns the first maximum; argmax, not a cumulative product, so that both ONNX exporters can take it
+    return (attention_mask != 0).int().argmax(-1, keepdim=True)
+
+
+def rotate(tensor: torch.Tensor, leading: torch.Tensor, inverse: bool = False) -> torch.Tensor:
+    """`tensor` (`(..., T)`, or `(..., T, C)`) with each row rotated left by
+    its `leading` positions ([`leading_padding`]: left padding goes last), or back (`inverse`). Right-padded and
+    unpadded rows are unchanged (a rotation by 0)."""
+    channels = tensor.ndim > leading.ndim
+    length = tensor.shape[-2] if channels else tensor.shape[-1]
+    index = torch.arange(length, device=tensor.device) + (-leading if inverse else leading)  # (..., T)
+    index = torch.where(index >= length, index - length, torch.where(index < 0, index + length, index))  # no modulo:
+    if channels:  # ONNX export takes this
+        index = index[..., None].expand(*index.shape, tensor.shape[-1])
+    return tensor.gather(leading.ndim - 1, index)
+
+
 def eager_attention_forward(
     module: nn.Module,
     query: torch.Tensor,
@@ -385,6 +409,18 @@ class GPT1Model(GPT1PreTrainedModel):
         mask_position_ids = position_ids  # only positions given by the caller can describe packed sequences
         if position_ids is None:  # (arange + offset: the offset may be a device tensor, read without a sync)
             position_ids = (torch.arange(seq_len, device=self.positions_embed.weight.device) + past_length)[None]
+        # Without a cache, padding is moved after the real tokens, which keep their positions: causal attention then
+        # keeps every real token from seeing padding, with no mask to build or read (the fast kernels, no host sync).
+        rotation = None
+        recording = any(kwargs.get(f"output_{k}", getattr(self.config, f"output_{k}", False)) for k in _RECORDED)
+        if attention_mask is not None and attention_mask.ndim == 2 and mask_position_ids is None and not use_cache:
+            if given_cache is None and not recording:  # (recorded states would be in the moved order)
+                rotation = leading_padding(attention_mask)
+                position_ids = rotate(position_ids.expand(attention_mask.shape), rotation)
+                input_ids = None if input_ids is None else rotate(input_ids.reshape(-1, seq_len), rotation)
+                if inputs_embeds is not None:
+                    inputs_embeds = rotate(inputs_embeds.reshape(-1, *inputs_embeds.shape[-2:]), rotation)
+                attention_mask = None
 
         # Rows come from the embedding modules themselves, so hooks on them (NEFTune, activation patching) see them.
         if input_ids is not None:
@@ -416,15 +452,20 @@ class GPT1Model(GPT1PreTrainedModel):
         if not self.config.original_embedding_table:
             hidden_states = self.drop(hidden_states)
 
-        causal_mask = create_causal_mask(
-            config=self.config,
-            inputs_embeds=inputs_embeds,
-            attention_mask=attention_mask,
-            position_ids=mask_position_ids,
-            **{CACHE_NAME: given_cache},
-        )
+        causal_mask = None  # plain causal attention: SDPA's `is_causal`, which every fused kernel serves
+        plain_causal = attention_mask is None and mask_position_ids is None and given_cache is None
+        if not (plain_causal and self.config._attn_implementation in ("sdpa", "eager")):
+            causal_mask = create_causal_mask(
+                config=self.config,
+                inputs_embeds=inputs_embeds,
+                attention_mask=attention_mask,
+                position_ids=mask_position_ids,
+                **{CACHE_NAME: given_cache},
+            )
         for block in self.h:
             hidden_states = block(hidden_states, causal_mask, past_key_values, position_ids=position_ids, **kwargs)
+        if rotation is not None:
+            hidden_states = rotate(hidden_states, rotation, inverse=True)  # back to the input's order
 
         return GPT1ModelOutput(
             last_hidden_state=hidden_states.view(*input_shape, -1),
@@ -637,13 +678,8 @@ class _GPT1FineTuningBase(_GPT1WithLMHeadBase):
         rotated alike; right-padded sequences are unchanged (a rotation by 0, without a sync)."""
         if attention_mask is None:
             return (attention_mask, *tensors)
-        # (..., 1): pads before the text, the index of the first real token (argmax returns the first maximum; an
-        # all-padding row gives 0). argmax, not a cumulative product, so that both ONNX exporters can take it.
-        leading = (attention_mask != 0).int().argmax(-1, keepdim=True)
-        length = attention_mask.shape[-1]
-        index = torch.arange(length, device=attention_mask.device) + leading  # (..., T)
-        index = torch.where(index >= length, index - length, index)  # wrap around (no modulo: ONNX export takes it)
-        return tuple(None if t is None else t.gather(-1, index) for t in (attention_mask, *tensors))
+        leading = leading_padding(attention_mask)
+        return tuple(None if t is None else rotate(t, leading) for t in (attention_mask, *tensors))
 
     def _decode_and_pool(
         self, input_ids: torch.LongTensor, position_ids: torch.LongTensor | None, **kwargs

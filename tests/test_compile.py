@@ -141,3 +141,60 @@ def test_generate_with_a_static_cache_takes_transformers_compiled_decoding_path(
     assert torch.equal(got, expected)
     # one graph for all 11 decode steps: the static cache's shapes never change, so nothing recompiles per token
     assert torch._dynamo.utils.counters["stats"]["unique_graphs"] == 1
+
+
+def dynamo_graph_calls(model, batch, target) -> list:
+    """The calls of `target` in the graph Dynamo captures of a training step (`fullgraph=True`: one graph)."""
+    graphs = []
+
+    def capture(graph, example_inputs):
+        graphs.append(graph)
+        return graph.forward
+
+    torch._dynamo.reset()
+    torch.compile(model, backend=capture, fullgraph=True)(**batch).loss.backward()
+    return [node for graph in graphs for node in graph.graph.nodes if node.target is target]
+
+
+@pytest.mark.parametrize("case", ["lm", "clf", "mc"])
+def test_compiled_training_attention_is_plain_causal_with_dropout(case):
+    """Compiled, every head's attention reaches SDPA as `is_causal=True` with the paper's dropout and no mask: the
+    call flash attention serves. A materialised mask (what transformers' `create_causal_mask` builds under compile)
+    sends it to the slower memory-efficient kernel on a GPU."""
+    make_model, make_batch = CASES[case]
+    model = make_model().train()
+    calls = dynamo_graph_calls(model, make_batch(), torch._C._nn.scaled_dot_product_attention)
+    assert len(calls) == model.config.n_layer
+    for call in calls:
+        assert call.kwargs.get("attn_mask") is None and call.kwargs.get("is_causal") is True, call.kwargs
+        assert call.kwargs.get("dropout_p") == model.config.attn_pdrop == 0.1
+
+
+def test_compiled_cuda_training_runs_attention_with_dropout_between_compiled_regions(monkeypatch):
+    """On CUDA a compiled graph gives SDPA with dropout the memory-efficient kernel; eager SDPA gives it flash
+    attention. So compiled CUDA training leaves that one call to eager mode (a graph break at each attention; the
+    blocks' regions are one compiled graph each kind, whatever the depth), with the same loss and gradients.
+    The CPU stands in for CUDA here."""
+    from hf_gpt1 import kernels
+
+    ids = torch.randint(0, 60, (2, 16))
+
+    def compiled_step(n_layer: int, eager_attention: bool):
+        monkeypatch.setattr(kernels, "EAGER_DROPOUT_ATTENTION_DEVICES", {"cpu"} if eager_attention else set())
+        torch.manual_seed(0)
+        model = GPT1LMHeadModel(tiny_config(n_layer=n_layer)).train()
+        torch._dynamo.reset()
+        torch._dynamo.utils.counters.clear()
+        loss = torch.compile(model, backend="aot_eager")(input_ids=ids, labels=ids).loss
+        loss.backward()
+        graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"]
+        return graphs, loss, {name: p.grad for name, p in model.named_parameters()}
+
+    graphs, loss, grads = compiled_step(3, eager_attention=True)
+    deeper_graphs, *_ = compiled_step(8, eager_attention=True)
+    assert 1 < graphs == deeper_graphs  # broken at attention; the regions reused by every block, not per layer
+    in_graph, expected_loss, expected = compiled_step(3, eager_attention=False)
+    assert in_graph == 1
+    torch.testing.assert_close(loss, expected_loss, rtol=0, atol=0)  # the same dropout masks, the same arithmetic
+    for name, grad in expected.items():
+        torch.testing.assert_close(grads[name], grad, rtol=0, atol=0)

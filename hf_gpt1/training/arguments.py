@@ -53,8 +53,10 @@ def check_finite_floats(args: object) -> None:
 
 
 MODEL_DTYPE_HELP = (
-    "The dtype the weights are loaded and trained in: float32 (default; --bf16/--fp16 then compute in mixed "
-    "precision), bfloat16 or float16 (pure low-precision training), or auto (the checkpoint's own)."
+    "The dtype the weights are loaded and trained in: float32 (--bf16/--fp16 then compute in mixed precision), "
+    "bfloat16 (with fp32 master weights in the optimizer), float16 (pure low-precision training), or auto (the "
+    "checkpoint's own). Default: bfloat16 under --bf16 on a CUDA GPU (no per-step casts of fp32 weights), else "
+    "float32."
 )
 MODEL_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16, "auto": "auto"}
 """`--model_dtype` values and what `from_pretrained(dtype=...)` gets."""
@@ -65,8 +67,8 @@ def new_model_dtype(name: str) -> torch.dtype:
     return torch.float32 if name == "auto" else MODEL_DTYPES[name]
 
 
-def check_model_dtype(name: str) -> None:
-    if name not in MODEL_DTYPES:
+def check_model_dtype(name: str | None) -> None:
+    if name is not None and name not in MODEL_DTYPES:
         raise ValueError(f"--model_dtype {name!r} is not one of {list(MODEL_DTYPES)}.")
 
 
@@ -296,7 +298,7 @@ class ModelArguments:
         default=False, metadata={"help": "Random initialisation: the paper's 'no pre-training' ablation."}
     )
     attn_implementation: str = field(default="sdpa", metadata={"help": "eager, sdpa or flash_attention_2."})
-    model_dtype: str = field(default="float32", metadata={"help": MODEL_DTYPE_HELP})
+    model_dtype: str | None = field(default=None, metadata={"help": MODEL_DTYPE_HELP})
     ignore_head_checks: bool = field(
         default=False,
         metadata={
@@ -448,7 +450,7 @@ class PretrainModelArguments:
         metadata={"help": "The original's single embedding table (dropout on the table, L1 over all its rows)."},
     )
     attn_implementation: str = field(default="sdpa", metadata={"help": "eager, sdpa or flash_attention_2."})
-    model_dtype: str = field(default="float32", metadata={"help": MODEL_DTYPE_HELP})
+    model_dtype: str | None = field(default=None, metadata={"help": MODEL_DTYPE_HELP})
 
     def __post_init__(self):
         check_finite_floats(self)

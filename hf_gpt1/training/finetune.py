@@ -50,6 +50,7 @@ from .checkpoints import check_model_path, load_checkpoint, load_config, model_h
 from .cli import flags_for_inputs, flags_of, in_flags
 from .memory import apply_memory_arguments
 from .output_dir import TASK_FILE, check_output_dir, claimed, run_identity
+from .precision import weights_dtype
 from .results import format_metrics, log_once, logged_metrics, print_start, save_results
 from .trainer import GPT1Trainer
 
@@ -99,7 +100,7 @@ def run_finetuning(
         check_model_path(model_args.tokenizer_name_or_path, "--tokenizer_name_or_path")
     with model_hub_access(model_args):
         tokenizer = load_gpt1_tokenizer(model_args.tokenizer_name_or_path or model_args.model_name_or_path)
-        model = build_model(spec, model_args, tokenizer, predict_only=not args.do_train)
+        model = build_model(spec, model_args, tokenizer, predict_only=not args.do_train, bf16=args.bf16)
     max_length, segment_cap = input_lengths(data_args, model.config, predict_only=not args.do_train)
     # the truncation the run uses travels with the model, so that pipelines serve inputs as the run saw them
     tokenizer.model_max_length = max_length
@@ -214,9 +215,10 @@ def reinitialize_blocks(model: GPT1PreTrainedModel, keep: int) -> None:
 
 
 def build_model(
-    spec: TaskSpec, model_args: ModelArguments, tokenizer, predict_only: bool = False
+    spec: TaskSpec, model_args: ModelArguments, tokenizer, predict_only: bool = False, bf16: bool = False
 ) -> GPT1PreTrainedModel:
-    """The head for `spec`, from pre-trained weights (or random ones), with the special tokens and λ set.
+    """The head for `spec`, from pre-trained weights (or random ones), with the special tokens and λ set, in the
+    dtype `--model_dtype` and `--bf16` give (`precision.weights_dtype`).
 
     Every weight but a new head's comes from the checkpoint. With `predict_only`, the head too, and it must have been
     fine-tuned on this task, with its labels (`--ignore_head_checks` lets a user predict with any head knowingly).
@@ -231,7 +233,7 @@ def build_model(
         "similarity": fmt.orderings == 2,
         "input_format": spec.format,
         "clf_label_smoothing": model_args.clf_label_smoothing,
-        "dtype": MODEL_DTYPES[model_args.model_dtype],
+        "dtype": MODEL_DTYPES[weights_dtype(model_args.model_dtype, bf16)],
     }
     if not fmt.choices:
         overrides["num_labels"] = spec.num_labels
@@ -247,7 +249,7 @@ def build_model(
         check_model_path(model_args.model_name_or_path)
         overrides.pop("dtype")
         config = load_config(head.model.config_class, model_args.model_name_or_path, **overrides)
-        model = head.model(config).to(new_model_dtype(model_args.model_dtype))
+        model = head.model(config).to(new_model_dtype(weights_dtype(model_args.model_dtype, bf16)))
     else:
         if checked:
             _check_head(spec, load_config(head.model.config_class, model_args.model_name_or_path), model_args)

@@ -64,6 +64,7 @@ from .checkpoints import (
 from .cli import flags_for_inputs, flags_of
 from .memory import apply_memory_arguments
 from .output_dir import check_output_dir, check_recorded_digests, claimed, run_identity
+from .precision import weights_dtype
 from .results import log_once, logged_metrics, print_start, save_results
 from .trainer import PretrainTrainer
 
@@ -120,7 +121,7 @@ def run_pretraining(
     # tokenizer and model
     with model_hub_access(model_args):
         tokenizer = _tokenizer(model_args, args, documents)
-        model = _model(model_args, tokenizer)
+        model = _model(model_args, tokenizer, weights_dtype(model_args.model_dtype, args.bf16))
     # A language model's tokenizer encodes raw text: `tokenizer(text)` must not wrap it in the task template, or
     # pipeline("text-generation") and the zero-shot heuristics would see `_start_ … _classify_`. The special tokens
     # stay in the vocabulary; fine-tuning re-installs the template (hf_gpt1.training.finetune.build_model).
@@ -343,14 +344,14 @@ def _share_tokenizer(tokenizer, process_index: int):
         return load_gpt1_tokenizer(folder)
 
 
-def _model(model_args: PretrainModelArguments, tokenizer) -> GPT1LMHeadModel:
+def _model(model_args: PretrainModelArguments, tokenizer, dtype: str) -> GPT1LMHeadModel:
     """The checkpoint to continue, or a new GPT-1 of the given sizes with the tokenizer's special tokens."""
     if model_args.model_name_or_path:
         model = load_checkpoint(
             GPT1LMHeadModel,
             model_args.model_name_or_path,
             original_embedding_table=model_args.original_embedding_table,
-            dtype=MODEL_DTYPES[model_args.model_dtype],
+            dtype=MODEL_DTYPES[dtype],
         )
         add_gpt1_special_tokens(tokenizer, model)
     else:
@@ -370,6 +371,6 @@ def _model(model_args: PretrainModelArguments, tokenizer) -> GPT1LMHeadModel:
             extract_token_id=ids["extract"],
             pad_token_id=ids["pad"],
         )
-        model = GPT1LMHeadModel(config).to(new_model_dtype(model_args.model_dtype))
+        model = GPT1LMHeadModel(config).to(new_model_dtype(dtype))
     model.set_attn_implementation(model_args.attn_implementation)
     return model

@@ -26,6 +26,7 @@ from transformers.trainer_utils import has_length
 from ..data.atomic import atomic_save, write_failure
 from .callbacks import CheckpointCompletion, GracefulStop, SpeedMeter
 from .checkpoints import COMPLETE_MARKER, checkpoint_elapsed, last_complete_checkpoint
+from .precision import master_weight_optimizer
 
 __all__ = ["TRAINER_OVERRIDES", "GPT1Trainer", "PretrainTrainer", "TrainingError", "TrainingInterrupted"]
 
@@ -71,10 +72,13 @@ class GPT1Trainer(Trainer):
       a non-finite training loss or a full disk stops the run with a `TrainingError` that names the last good
       checkpoint.
     * [`speed`] measures the steady-state training speed ([`SpeedMeter`]).
+    * A model with bf16 weights is trained through fp32 master weights ([`MasterWeightOptimizer`]).
     """
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __init__(self, model=None, args=None, *positional, **kwargs):
+        if model is not None and args is not None and not kwargs.get("optimizers"):
+            kwargs.setdefault("optimizer_cls_and_kwargs", master_weight_optimizer(args, model))
+        super().__init__(model, args, *positional, **kwargs)
         if self.args.save_total_limit is not None:
             raise ValueError(
                 "GPT1Trainer deletes old checkpoints only once a newer one is complete, which transformers' "
