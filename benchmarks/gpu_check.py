@@ -1,0 +1,362 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
+"""Every GPU target of the README in one run: measured, target, met (`benchmarks/gpu_check.sh` is the command).
+
+Stages, each a subprocess with its own time limit, each writing `<out>/<stage>.json` (a stage that fails or runs out
+of time is recorded as such and the others still run):
+
+* `bench`: the side-by-side benchmark vs transformers' openai-gpt at GPT-1 size, bf16 — fine-tuning (RTE, L3, batch
+  32; random and length-grouped batches), pre-training (32 × 512), generation (32-token prompt + 256, b1 and b8,
+  dynamic and static cache);
+* `bench_compile`: its pre-training row compiled, 64 × 512;
+* `profile`: where a compiled bf16 pre-training step's GPU time goes (attention kernels by name, casts, GEMMs);
+* `pretrain`: `hf-gpt1 pretrain --bf16` at GPT-1 size on WikiText-2 with the original 40k BPE, 32 × 512, steady state;
+* `glue`: `hf-gpt1 glue --task sst2 --bf16` from a GPT-1-size checkpoint, steps/s and the slowest step;
+* `tests`: the test files that hold the CUDA tests, with CUDA visible.
+
+`--report DIR...` builds `gpu_check.json` and `gpu_check.md` from stage folders (several calls' results merge).
+`--dry-run`: the same stages at toy sizes on the CPU (what CI runs: the mechanics, not the numbers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO.parent / "shared" / "data"
+NOMINAL_TFLOPS = 989.0  # dense bf16 tensor-core peak of an H100 SXM and an H200 (datasheets), MFU's denominator
+STAGES = ("bench", "bench_compile", "profile", "pretrain", "glue", "tests")
+GPT1 = ["--n_layer", "12", "--n_embd", "768", "--n_head", "12", "--n_positions", "512"]
+TOY = ["--n_layer", "2", "--n_embd", "64", "--n_head", "4", "--n_positions", "64"]
+
+
+def stage_commands(dry: bool, work: Path, out: Path) -> dict[str, tuple[list[str], int]]:
+    """Each stage's command and time limit (seconds)."""
+    py = sys.executable
+    device = ["--device", "cpu", "--matmul-n", "256"] if dry else ["--device", "cuda"]
+    device += [] if dry else ["--nominal-tflops", str(NOMINAL_TFLOPS)]
+    size = ["--sizes", "tiny"] if dry else ["--sizes", "gpt1"]
+    bench = [py, "benchmarks/bench_vs_openai_gpt.py", *device, *size, "--dtypes", "bf16", "--gen-dtypes", "bf16"]
+    common = ["--report_to", "none", "--disable_tqdm", "true", "--eval_strategy", "no", "--save_strategy", "no"]
+    common += ["--dataloader_num_workers", "2", "--bf16", "--logging_steps", "10", "--overwrite_output_dir"]
+    wikitext = str(DATA / "text" / "wikitext-2" / "valid.txt")
+    return {
+        "bench": (
+            bench
+            + ["--tasks", "finetune,pretrain,generate", "--repeats", "2", "--steps", "2" if dry else "4"]
+            + ["--batch-size", "4" if dry else "32", "--pretrain-batch", "2" if dry else "32"]
+            + ["--new-tokens", "8" if dry else "256", "--json", str(out / "bench_raw.json")],
+            200,
+        ),
+        "bench_compile": (
+            bench
+            + ["--tasks", "pretrain", "--compile", "--repeats", "2", "--steps", "2" if dry else "4"]
+            + ["--pretrain-batch", "2" if dry else "64", "--json", str(out / "bench_compile_raw.json")],
+            120,
+        ),
+        "profile": ([py, __file__, "--profile-step", "--work", str(work), *(["--dry-run"] if dry else [])], 90),
+        "pretrain": (
+            [py, "-m", "hf_gpt1", "pretrain", *(TOY if dry else GPT1), "--train_files", wikitext]
+            + ["--tokenizer_name_or_path", str(work / "gpt1"), "--output_dir", str(work / "pretrain")]
+            + ["--per_device_train_batch_size", "2" if dry else "32", "--max_steps", "12" if dry else "60"]
+            + ["--validation_split_percentage", "5", *common],
+            130,
+        ),
+        "glue": (
+            [py, "-m", "hf_gpt1", "glue", "--task", "sst2", "--data_dir", str(DATA / "glue")]
+            + ["--model_name_or_path", str(work / "gpt1"), "--output_dir", str(work / "glue")]
+            + ["--per_device_train_batch_size", "32", "--max_steps", "12" if dry else "400", "--do_eval", "false"]
+            + ["--max_train_samples", "13000", "--do_predict", "false", *common],
+            100,
+        ),
+        "tests": (
+            [py, "-m", "pytest", "-q", "-m", "not slow", "-p", "no:cacheprovider", "tests/test_host_reads.py"]
+            + ([] if dry else ["tests/test_modeling.py", "tests/test_kernels.py", "tests/test_compile.py"])
+            + ["--junitxml", str(out / "tests.xml")],
+            150,
+        ),
+    }
+
+
+def prepare(work: Path, dry: bool) -> None:
+    """A GPT-1 (random weights, the size under test) with the original BPE: what `pretrain` reads its tokenizer from
+    and `glue` fine-tunes."""
+    from hf_gpt1 import GPT1Config, GPT1LMHeadModel, add_gpt1_special_tokens
+    from hf_gpt1.tokenization_gpt1 import original_tokenizer
+
+    bpe = DATA / "gpt1_bpe"
+    tokenizer = original_tokenizer(bpe / "encoder_bpe_40000.json", bpe / "vocab_40000.bpe")
+    ids = add_gpt1_special_tokens(tokenizer)
+    sizes = dict(n_layer=2, n_embd=64, n_head=4, n_positions=64) if dry else {}
+    config = GPT1Config(vocab_size=len(tokenizer), **{f"{k}_token_id": v for k, v in ids.items()}, **sizes)
+    GPT1LMHeadModel(config).save_pretrained(work / "gpt1")
+    tokenizer.save_pretrained(work / "gpt1")
+
+
+def profile_step(work: Path, dry: bool) -> dict:
+    """GPU (or CPU) time of 3 compiled pre-training steps, by kernel family."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    from hf_gpt1 import GPT1LMHeadModel
+    from hf_gpt1.training.precision import MasterWeightOptimizer
+
+    device = "cpu" if dry else "cuda"
+    model = GPT1LMHeadModel.from_pretrained(work / "gpt1").to(device, torch.bfloat16).train()
+    optimizer = MasterWeightOptimizer(model.parameters(), torch.optim.AdamW, lr=2.5e-4, fused=not dry)
+    compiled = torch.compile(model)
+    batch, length = (2, 64) if dry else (32, 512)
+    ids = torch.randint(0, 40478, (batch, length), device=device)
+
+    def step():
+        compiled(input_ids=ids, labels=ids).loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+
+    for _ in range(3):  # compiles, then warm
+        step()
+    activities = [ProfilerActivity.CPU] + ([] if dry else [ProfilerActivity.CUDA])
+    with profile(activities=activities) as prof:
+        for _ in range(3):
+            step()
+        if not dry:
+            torch.cuda.synchronize()
+    families = {"attention_flash": 0.0, "attention_efficient": 0.0, "attention_other": 0.0, "gemm": 0.0, "copy": 0.0}
+    total = 0.0
+    kernels = []
+    for event in prof.key_averages():
+        us = event.self_device_time_total if not dry else event.self_cpu_time_total
+        if us <= 0 or (not dry and event.device_type != torch.autograd.DeviceType.CUDA):
+            continue
+        name = event.key.lower()
+        total += us
+        kernels.append((us, event.key[:120]))
+        if "flash" in name:
+            families["attention_flash"] += us
+        elif "efficient" in name or "fmha" in name:
+            families["attention_efficient"] += us
+        elif "attention" in name:
+            families["attention_other"] += us
+        elif "gemm" in name or "matmul" in name or name.startswith(("sm90", "nvjet", "cutlass")) or "mm" == name:
+            families["gemm"] += us
+        elif "copy" in name or "cast" in name:
+            families["copy"] += us
+    kernels.sort(reverse=True)
+    return {
+        "device_ms_per_step": total / 3 / 1000,
+        "shares": {k: v / total for k, v in families.items()} if total else {},
+        "top_kernels": [{"ms_per_step": us / 3 / 1000, "name": name} for us, name in kernels[:15]],
+    }
+
+
+def run_stages(stages: list[str], dry: bool, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "TOKENIZERS_PARALLELISM": "false", "PYTHONPATH": path}
+    for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_EVALUATE_OFFLINE"):
+        env[var] = "1"
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        prepare(work, dry)
+        commands = stage_commands(dry, work, out)
+        for stage in stages:
+            command, limit = commands[stage]
+            started = time.time()
+            print(f"== {stage}: {' '.join(command)}", flush=True)
+            record: dict = {"command": " ".join(command)}
+            try:
+                done = subprocess.run(command, cwd=REPO, env=env, timeout=limit, capture_output=True, text=True)
+                record["returncode"] = done.returncode
+                record["output_tail"] = (done.stdout + done.stderr)[-3000:]
+            except subprocess.TimeoutExpired as err:
+                record["returncode"] = "timeout"
+                record["output_tail"] = ((err.stdout or b"").decode() + (err.stderr or b"").decode())[-3000:]
+            record["seconds"] = round(time.time() - started, 1)
+            record.update(collect(stage, work, out, record))
+            (out / f"{stage}.json").write_text(json.dumps(record, indent=1))
+            print(f"   {stage}: exit {record['returncode']} in {record['seconds']} s", flush=True)
+            if record["returncode"] != 0:
+                print(record["output_tail"][-1500:], flush=True)
+
+
+def collect(stage: str, work: Path, out: Path, record: dict) -> dict:
+    """What a finished stage measured."""
+    if stage in ("bench", "bench_compile"):
+        raw = out / f"{stage}_raw.json"
+        return {"rows": json.loads(raw.read_text()).get("rows", [])} if raw.exists() else {}
+    if stage == "profile":
+        try:
+            return {"profile": json.loads(record["output_tail"].strip().splitlines()[-1])}
+        except (json.JSONDecodeError, IndexError):
+            return {}
+    if stage in ("pretrain", "glue"):
+        results = work / stage / "all_results.json"
+        return {"train": json.loads(results.read_text())["train"]} if results.exists() else {}
+    if stage == "tests":
+        import xml.etree.ElementTree as ET
+
+        xml = out / "tests.xml"
+        if not xml.exists():
+            return {}
+        suite = ET.parse(xml).getroot().find("testsuite")
+        failed = [
+            f"{case.get('classname')}::{case.get('name')}"
+            for case in suite.iter("testcase")
+            if case.find("failure") is not None or case.find("error") is not None
+        ]
+        counts = {k: int(suite.get(k, 0)) for k in ("tests", "failures", "errors", "skipped")}
+        return {"tests": {**counts, "failed": failed}}
+    return {}
+
+
+# --------------------------------------------------------------------------------------------------------- report
+def targets(stages: dict) -> list[dict]:
+    """Issue 40's targets, each (what, measured, target, met); a stage that did not measure gives measured None."""
+    rows = []
+
+    def add(what: str, measured, target: str, met) -> None:
+        rows.append({"what": what, "measured": measured, "target": target, "met": met})
+
+    bench = {r["task"]: r for r in stages.get("bench", {}).get("rows", []) if r.get("dtype") == "bf16"}
+    pre = bench.get("pretrain")
+    if pre:
+        mfu = pre["ours_mfu_nominal"] or pre["ours_mfu"]
+        add("bench pre-training ×openai-gpt", round(pre["ratio"], 2), "≥ 4", pre["ratio"] >= 4)
+        add("bench pre-training MFU (nominal)", round(mfu, 3), "≥ 0.45", mfu >= 0.45)
+        add("bench pre-training tok/s (ours, ref)", [round(pre["ours_tok_s"]), round(pre["ref_tok_s"])], "-", None)
+    compiled = {r["task"]: r for r in stages.get("bench_compile", {}).get("rows", [])}.get("pretrain")
+    if compiled and pre:
+        gain = compiled["ours_tok_s"] / pre["ours_tok_s"]
+        add("compiled / eager pre-training (bench, batch 64 vs 32)", round(gain, 3), "> 1", gain > 1)
+    ft = bench.get("finetune")
+    if ft:
+        add("bench fine-tuning ×openai-gpt (random batches)", round(ft["ratio"], 2), "≥ 2", ft["ratio"] >= 2)
+        grouped = ft.get("ours_grouped_tok_s")
+        if grouped:
+            add(
+                "grouped / random fine-tuning",
+                round(grouped / ft["ours_tok_s"], 3),
+                "≥ 1",
+                grouped >= ft["ours_tok_s"],
+            )
+    for b, target in (("b1", 1500), ("b8", 10000)):
+        gen = bench.get(f"generate_{b}")
+        if gen:
+            best = max(gen["ours_tok_s"], gen.get("ours_static_tok_s", 0.0))
+            add(f"generation {b} tok/s (best of dynamic/static)", round(best), f"≥ {target:,}", best >= target)
+    pretrain = stages.get("pretrain", {}).get("train", {}).get("steady_state")
+    if pretrain:
+        flops = 6 * (85_054_464 + 40_481 * 768) + 12 * 12 * 768 * 512  # GPT-1: body + tied head, attention at 512
+        mfu = pretrain["tokens_per_s"] * flops / (NOMINAL_TFLOPS * 1e12)
+        add("hf-gpt1 pretrain --bf16 tok/s", round(pretrain["tokens_per_s"]), "≥ 520k (40% nominal)", mfu >= 0.40)
+        add("hf-gpt1 pretrain first step s", pretrain.get("first_step_s"), "-", None)
+        add("hf-gpt1 pretrain graphs after first step", pretrain.get("graphs_compiled_after_first_step"), "0",
+            pretrain.get("graphs_compiled_after_first_step") in (0, None))  # fmt: skip
+    glue = stages.get("glue", {}).get("train", {}).get("steady_state")
+    if glue:
+        add("hf-gpt1 glue sst2 --bf16 steps/s", round(glue["steps_per_s"], 1), "≥ 100", glue["steps_per_s"] >= 100)
+        spread = glue.get("max_step_over_median")
+        add("glue slowest step / median", spread and round(spread, 2), "≤ 2", spread is not None and spread <= 2)
+    prof = stages.get("profile", {}).get("profile")
+    if prof and prof.get("shares"):
+        share = prof["shares"]
+        add("profile: flash attention share of a compiled step", round(share["attention_flash"], 3), "-", None)
+        add("profile: memory-efficient attention share", round(share["attention_efficient"], 3), "-", None)
+        add("profile: copy/cast share", round(share["copy"], 3), "-", None)
+    tests = stages.get("tests", {}).get("tests")
+    if tests:
+        bad = tests["failures"] + tests["errors"]
+        add("CUDA-visible tests failing", bad, "0", bad == 0)
+    return rows
+
+
+def report(folders: list[Path], out: Path) -> dict:
+    stages: dict = {}
+    for folder in folders:
+        for stage in STAGES:
+            path = folder / f"{stage}.json"
+            if path.exists():
+                stages[stage] = json.loads(path.read_text())
+    env = {}
+    try:
+        import torch
+        import transformers
+
+        env = {
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+            "device": torch.cuda.get_device_name() if torch.cuda.is_available() else platform.processor() or "cpu",
+        }
+    except ImportError:
+        pass
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
+    result = {
+        "date": time.strftime("%Y-%m-%d"),
+        "commit": commit.stdout.strip(),
+        "env": env,
+        "stages": {k: {"returncode": v.get("returncode"), "seconds": v.get("seconds")} for k, v in stages.items()},
+        "targets": targets(stages),
+        "profile": stages.get("profile", {}).get("profile"),
+        "tests": stages.get("tests", {}).get("tests"),
+    }
+    lines = [
+        f"# GPU check — {result['date']}, commit {result['commit']}, {env.get('device', '?')}, torch "
+        f"{env.get('torch', '?')}, transformers {env.get('transformers', '?')}",
+        "",
+        "| what | measured | target | met |",
+        "|---|---|---|---|",
+    ]
+    for row in result["targets"]:
+        met = "-" if row["met"] is None else ("met" if row["met"] else "NOT met")
+        lines.append(f"| {row['what']} | {row['measured']} | {row['target']} | {met} |")
+    lines += ["", "| stage | exit | seconds |", "|---|---|---|"]
+    lines += [f"| {k} | {v['returncode']} | {v['seconds']} |" for k, v in result["stages"].items()]
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "gpu_check.json").write_text(json.dumps(result, indent=1))
+    (out / "gpu_check.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dry-run", action="store_true", help="toy sizes on the CPU: the mechanics, not the numbers")
+    parser.add_argument("--stages", default=",".join(STAGES), help=f"comma list of {','.join(STAGES)}")
+    parser.add_argument("--out", default="gpu_check_results", help="folder for the stages' JSON and the report")
+    parser.add_argument("--report", nargs="*", default=None, help="only build the report from these stage folders")
+    parser.add_argument("--profile-step", action="store_true", help=argparse.SUPPRESS)  # the profile stage's worker
+    parser.add_argument("--work", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.profile_step:
+        print(json.dumps(profile_step(Path(args.work), args.dry_run)))
+        return 0
+    out = Path(args.out)
+    if args.report is None:
+        stages = [s for s in args.stages.split(",") if s]
+        unknown = sorted(set(stages) - set(STAGES))
+        if unknown:
+            parser.error(f"--stages: unknown {unknown}; the stages are {','.join(STAGES)}")
+        if not args.dry_run:
+            import torch
+
+            if not torch.cuda.is_available():
+                parser.error("no CUDA GPU here: run with --dry-run for the CPU rehearsal")
+        run_stages(stages, args.dry_run, out)
+    result = report([Path(f) for f in (args.report or [out])], out)
+    failed = [k for k, v in result["stages"].items() if v["returncode"] != 0]
+    if failed:
+        print(f"stages that did not finish cleanly: {', '.join(failed)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
