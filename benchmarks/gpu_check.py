@@ -177,6 +177,7 @@ def run_stages(stages: list[str], dry: bool, out: Path) -> None:
                 done = subprocess.run(command, cwd=REPO, env=env, timeout=limit, capture_output=True, text=True)
                 record["returncode"] = done.returncode
                 record["output_tail"] = (done.stdout + done.stderr)[-3000:]
+                record["stdout_last_line"] = (done.stdout.strip().splitlines() or [""])[-1][:20000]
             except subprocess.TimeoutExpired as err:
                 record["returncode"] = "timeout"
                 record["output_tail"] = ((err.stdout or b"").decode() + (err.stderr or b"").decode())[-3000:]
@@ -195,8 +196,8 @@ def collect(stage: str, work: Path, out: Path, record: dict) -> dict:
         return {"rows": json.loads(raw.read_text()).get("rows", [])} if raw.exists() else {}
     if stage == "profile":
         try:
-            return {"profile": json.loads(record["output_tail"].strip().splitlines()[-1])}
-        except (json.JSONDecodeError, IndexError):
+            return {"profile": json.loads(record.pop("stdout_last_line"))}
+        except (json.JSONDecodeError, KeyError):
             return {}
     if stage in ("pretrain", "glue"):
         results = work / stage / "all_results.json"

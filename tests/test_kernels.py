@@ -29,10 +29,17 @@ def test_fused_linear_cross_entropy_matches_plain_loss_and_grads(mode):
         results.append((loss.detach(), hidden.grad, weight.grad))
     (fused, *fused_grads), (plain, *plain_grads) = results
     assert torch.allclose(fused, plain, rtol=1e-6)
-    tolerance = 1e-5 if mode == "fp32" else 1e-4  # bf16: the two sum the chunk products in different orders
     for a, b in zip(fused_grads, plain_grads):
         assert a.dtype == b.dtype
-        assert (a.float() - b.float()).abs().max() <= tolerance * b.float().abs().max()
+        a, b = a.float(), b.float()
+        if mode != "bf16":  # fp32 results: the two sum the chunk products in different orders
+            assert (a - b).abs().max() <= 1e-5 * b.abs().max()
+            continue
+        # bf16 results: each is an fp32 sum rounded to bf16 (8 significant bits). Summed in different orders (the
+        # kernels and their blocking differ between torch builds), an element at a rounding boundary lands one bf16
+        # ulp apart, at most 2⁻⁷ of its magnitude; elements whose sums cancel get the fp32 sums' own bound instead,
+        # 1e-4 of the largest (the pre-2.13 torch build measured 2.0e-4 of the largest for one element, one ulp).
+        assert ((a - b).abs() <= 2**-7 * b.abs() + 1e-4 * b.abs().max()).all()
 
 
 def test_cpu_dropout_keeps_each_element_with_probability_1_minus_p_and_rescales():

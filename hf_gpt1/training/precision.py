@@ -55,11 +55,16 @@ class MasterWeightOptimizer(torch.optim.Optimizer):
     @torch.no_grad()
     def step(self, closure=None):
         loss = None if closure is None else closure()
-        for param, master in zip(self.params, self.masters):
-            master.grad = None if param.grad is None else param.grad.float()
+        pairs = [(p, m) for p, m in zip(self.params, self.masters) if p.grad is not None]
+        for param, master in pairs:  # fp32 gradient buffers, made once and reused (no allocation per step)
+            if master.grad is None:
+                master.grad = torch.empty_like(master)
+        if pairs:
+            torch._foreach_copy_([m.grad for _, m in pairs], [p.grad for p, _ in pairs])
+        for param, master in zip(self.params, self.masters):  # a parameter without a gradient is not stepped
+            if param.grad is None:
+                master.grad = None
         self.inner.step()
-        for master in self.masters:
-            master.grad = None
         torch._foreach_copy_(self.params, self.masters)  # rounded to the parameters' dtype
         return loss
 
