@@ -32,8 +32,8 @@ def test_fused_linear_cross_entropy_matches_plain_loss_and_grads(mode):
     for a, b in zip(fused_grads, plain_grads):
         assert a.dtype == b.dtype
         a, b = a.float(), b.float()
-        if mode != "bf16":  # fp32 results: the two sum the chunk products in different orders
-            assert (a - b).abs().max() <= 1e-5 * b.abs().max()
+        if mode != "bf16":  # fp32 results: the two sum the chunk products (bf16 under autocast) in different orders
+            assert (a - b).abs().max() <= (1e-5 if mode == "fp32" else 1e-4) * b.abs().max()
             continue
         # bf16 results: each is an fp32 sum rounded to bf16 (8 significant bits). Summed in different orders (the
         # kernels and their blocking differ between torch builds), an element at a rounding boundary lands one bf16

@@ -56,7 +56,7 @@ class MasterWeightOptimizer(torch.optim.Optimizer):
     def step(self, closure=None):
         loss = None if closure is None else closure()
         pairs = [(p, m) for p, m in zip(self.params, self.masters) if p.grad is not None]
-        for param, master in pairs:  # fp32 gradient buffers, made once and reused (no allocation per step)
+        for _, master in pairs:  # fp32 gradient buffers, made once and reused (no allocation per step)
             if master.grad is None:
                 master.grad = torch.empty_like(master)
         if pairs:
