@@ -198,3 +198,32 @@ def test_compiled_cuda_training_runs_attention_with_dropout_between_compiled_reg
     torch.testing.assert_close(loss, expected_loss, rtol=0, atol=0)  # the same dropout masks, the same arithmetic
     for name, grad in expected.items():
         torch.testing.assert_close(grads[name], grad, rtol=0, atol=0)
+
+
+def test_the_static_cache_decode_step_is_one_graph_without_host_reads():
+    """One decode step with a static cache (what `generate` replays per token, as a CUDA graph on a GPU): Dynamo
+    captures it whole, and neither its graph nor its eager run on meta tensors reads a value on the host."""
+    from transformers import StaticCache
+
+    from tests.test_host_reads import HOST_READS, NoHostReads
+
+    model = GPT1LMHeadModel(tiny_config()).eval()
+    prompt = torch.randint(0, 60, (2, 5))
+    cache = StaticCache(config=model.config, max_cache_len=16)
+    with torch.no_grad():
+        model(prompt, cache=cache, use_cache=True)  # prefill
+        step = {"input_ids": prompt[:, -1:], "cache": cache, "use_cache": True, "position_ids": torch.full((2, 1), 5)}
+        torch._dynamo.reset()
+        explanation = torch._dynamo.explain(model)(**step)
+        assert explanation.graph_count == 1 and explanation.graph_break_count == 0, explanation.break_reasons
+        calls = [node.target for graph in explanation.graphs for node in graph.graph.nodes]
+        names = {getattr(target, "__name__", target) for target in calls if not isinstance(target, str) or target}
+        assert not names & (HOST_READS | {"tolist"}), names
+
+    meta = GPT1LMHeadModel(tiny_config()).to("meta").eval()
+    meta_cache = StaticCache(config=meta.config, max_cache_len=16)
+    with torch.no_grad():
+        meta(prompt.to("meta"), cache=meta_cache, use_cache=True)
+        with NoHostReads():
+            positions = torch.full((2, 1), 5, device="meta")
+            meta(prompt[:, -1:].to("meta"), cache=meta_cache, use_cache=True, position_ids=positions)

@@ -15,6 +15,7 @@ predictions from the best-validation checkpoint.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from pathlib import Path
@@ -114,6 +115,9 @@ def run_finetuning(
             processed[split], collator = _tokenize(
                 spec, data_args, split, rows, sources[split], tokenizer, max_length, segment_cap
             )
+    if args.torch_compile and data_args.pad_to_multiple_of is None and compiled_padding(max_length):
+        # a compiled step specialises on the batch's length: a few padded lengths instead of one per batch
+        collator = dataclasses.replace(collator, pad_to_multiple_of=compiled_padding(max_length))
     if args.do_train:
         check_planned_steps(args, processed["train"])
 
@@ -364,6 +368,16 @@ def _load_splits(
     if not raw:
         raise ValueError("There is no data to train, evaluate or predict: give --train_file, --data_dir, ...")
     return raw, sources
+
+
+# Under --torch_compile (and no --pad_to_multiple_of) batches are padded to the first of these that divides the longest
+# input: at most n_positions / 64 lengths for GPT-1, each compiled once, instead of a new length nearly every batch.
+COMPILED_PADDING = (64, 32, 16, 8)
+
+
+def compiled_padding(max_length: int) -> int | None:
+    """The multiple a compiled run pads its batches to, for inputs of at most `max_length` tokens."""
+    return next((multiple for multiple in COMPILED_PADDING if max_length % multiple == 0), None)
 
 
 def input_lengths(data_args: DataArguments, config: Any, predict_only: bool = False) -> tuple[int, int | None]:

@@ -702,3 +702,33 @@ def test_a_task_of_your_own_from_a_task_file(tiny_lm, tmp_path):
     )  # fmt: skip
     assert card.returncode == 0, card.stderr[-2000:]
     assert '"text_pair": "second sentence"' in card.stdout  # a pair task: the card's example says so
+
+
+def test_a_compiled_fine_tuning_run_compiles_a_few_lengths_not_one_per_batch(
+    tiny_lm, glue_slice, tmp_path, monkeypatch
+):
+    """Under --torch_compile, batches of real CoLA rows (nearly every batch a new longest row) are padded to multiples
+    of 64 tokens: GPT-1's 512 positions give at most 8 shapes, and this 64-position model one, so nothing recompiles
+    after the first step."""
+    from hf_gpt1.data.transforms import GPT1Collator
+
+    lengths = []
+    collate = GPT1Collator.__call__
+
+    def recorded(self, features):
+        batch = collate(self, features)
+        lengths.append(batch["input_ids"].shape[-1])
+        return batch
+
+    out = tmp_path / "run"
+    extra = ["--torch_compile", "true", "--torch_compile_backend", "aot_eager", "--max_steps", "6", "--eval_strategy"]
+    extra += ["no", "--save_strategy", "no", "--do_predict", "false", "--per_device_train_batch_size", "4"]
+    args = glue_args("cola", tiny_lm, glue_slice, out, *extra)
+    monkeypatch.setattr(GPT1Collator, "__call__", recorded)
+    results = glue(args)
+    assert lengths and set(lengths) == {64}, lengths
+    assert results["train"]["steady_state"]["graphs_compiled_after_first_step"] == 0
+    assert finetune.compiled_padding(512) == 64 and finetune.compiled_padding(100) is None
+    lengths.clear()  # uncompiled: padded to each batch's longest row
+    glue(glue_args("cola", tiny_lm, glue_slice, tmp_path / "eager", *extra[4:]))
+    assert len(set(lengths)) > 1, lengths
