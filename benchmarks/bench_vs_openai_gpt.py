@@ -234,9 +234,9 @@ class Side:
         self.scaler = torch.amp.GradScaler(device) if dtype == "fp16" and not self.weights_lp else None
         self.optimizer = None
 
-    def compile(self) -> None:
+    def compile(self, backend: str = "inductor") -> None:
         """torch.compile the forward of the training model (the optimizer keeps the original parameters)."""
-        self.model = torch.compile(self.model)
+        self.model = torch.compile(self.model, backend=backend)
 
     def train_setup(self) -> None:
         # fused AdamW on both sides: what the recipes' Trainer uses (optim=adamw_torch_fused, its default)
@@ -384,7 +384,7 @@ def bench_finetune(args, size, dtype, device, log) -> dict:
         sides[s].model.train()
         sides[s].train_setup()
         if args.compile and s == "ours":
-            sides[s].compile()
+            sides[s].compile(args.compile_backend)
         sides[s].train_step(clf_loss_fn(s, random_batches[0][0], device))  # warm-up (allocations, optimizer state)
 
     step_seconds: dict[str, list[float]] = {}
@@ -454,7 +454,7 @@ def bench_pretrain(args, size, dtype, device, log) -> dict:
         s.model.train()
         s.train_setup()
         if args.compile and name == "ours":
-            s.compile()
+            s.compile(args.compile_backend)
         s.train_step(lm_loss_fn(windows[0].to(device)))
     sides["ours+table"] = sides["ours"]  # same model: the run sets the table option
 
@@ -737,6 +737,7 @@ def main(argv: list[str] | None = None) -> dict:
         help="run our model under autocast with fp32 weights instead of bf16/fp16 weights + fp32 master",
     )
     p.add_argument("--compile", action="store_true", help="torch.compile our model for the training tasks")
+    p.add_argument("--compile-backend", default="inductor", help="torch.compile's backend (aot_eager: no codegen)")
     p.add_argument("--threads", type=int, default=0, help="torch.set_num_threads (0: leave as is)")
     p.add_argument(
         "--retain-cpu-memory",

@@ -46,7 +46,7 @@ def stage_commands(dry: bool, work: Path, out: Path) -> dict[str, tuple[list[str
     bench = [py, "benchmarks/bench_vs_openai_gpt.py", *device, *size, "--dtypes", "bf16", "--gen-dtypes", "bf16"]
     common = ["--report_to", "none", "--disable_tqdm", "true", "--eval_strategy", "no", "--save_strategy", "no"]
     common += ["--dataloader_num_workers", "2", "--bf16", "--logging_steps", "10", "--overwrite_output_dir"]
-    wikitext = str(DATA / "text" / "wikitext-2" / "valid.txt")
+    wikitext = str(work / "corpus.txt" if dry else DATA / "text" / "wikitext-2" / "valid.txt")
     return {
         "bench": (
             bench
@@ -58,6 +58,7 @@ def stage_commands(dry: bool, work: Path, out: Path) -> dict[str, tuple[list[str
         "bench_compile": (
             bench
             + ["--tasks", "pretrain", "--compile", "--repeats", "2", "--steps", "2" if dry else "4"]
+            + ["--compile-backend", "aot_eager" if dry else "inductor"]
             + ["--pretrain-batch", "2" if dry else "64", "--json", str(out / "bench_compile_raw.json")],
             120,
         ),
@@ -73,7 +74,7 @@ def stage_commands(dry: bool, work: Path, out: Path) -> dict[str, tuple[list[str
             [py, "-m", "hf_gpt1", "glue", "--task", "sst2", "--data_dir", str(DATA / "glue")]
             + ["--model_name_or_path", str(work / "gpt1"), "--output_dir", str(work / "glue")]
             + ["--per_device_train_batch_size", "32", "--max_steps", "12" if dry else "400", "--do_eval", "false"]
-            + ["--max_train_samples", "13000", "--do_predict", "false", *common],
+            + ["--max_train_samples", "200" if dry else "13000", "--do_predict", "false", *common],
             100,
         ),
         "tests": (
@@ -87,7 +88,7 @@ def stage_commands(dry: bool, work: Path, out: Path) -> dict[str, tuple[list[str
 
 def prepare(work: Path, dry: bool) -> None:
     """A GPT-1 (random weights, the size under test) with the original BPE: what `pretrain` reads its tokenizer from
-    and `glue` fine-tunes."""
+    and `glue` fine-tunes (and, for a dry run, a short corpus)."""
     from hf_gpt1 import GPT1Config, GPT1LMHeadModel, add_gpt1_special_tokens
     from hf_gpt1.tokenization_gpt1 import original_tokenizer
 
@@ -98,6 +99,9 @@ def prepare(work: Path, dry: bool) -> None:
     config = GPT1Config(vocab_size=len(tokenizer), **{f"{k}_token_id": v for k, v in ids.items()}, **sizes)
     GPT1LMHeadModel(config).save_pretrained(work / "gpt1")
     tokenizer.save_pretrained(work / "gpt1")
+    if dry:  # the first 2,000 lines of WikiText-2 valid: the toy run's corpus
+        lines = (DATA / "text" / "wikitext-2" / "valid.txt").read_text(encoding="utf-8").splitlines(keepends=True)
+        (work / "corpus.txt").write_text("".join(lines[:2000]), encoding="utf-8")
 
 
 def profile_step(work: Path, dry: bool) -> dict:
@@ -111,7 +115,7 @@ def profile_step(work: Path, dry: bool) -> dict:
     device = "cpu" if dry else "cuda"
     model = GPT1LMHeadModel.from_pretrained(work / "gpt1").to(device, torch.bfloat16).train()
     optimizer = MasterWeightOptimizer(model.parameters(), torch.optim.AdamW, lr=2.5e-4, fused=not dry)
-    compiled = torch.compile(model)
+    compiled = torch.compile(model, backend="aot_eager" if dry else "inductor")  # dry: the mechanics, no codegen
     batch, length = (2, 64) if dry else (32, 512)
     ids = torch.randint(0, 40478, (batch, length), device=device)
 
@@ -340,13 +344,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.report is None:
         stages = [s for s in args.stages.split(",") if s]
         unknown = sorted(set(stages) - set(STAGES))
-        if unknown:
-            parser.error(f"--stages: unknown {unknown}; the stages are {','.join(STAGES)}")
-        if not args.dry_run:
+        problem = unknown and f"--stages: unknown {unknown}; the stages are {','.join(STAGES)}"
+        if not (problem or args.dry_run):
             import torch
 
-            if not torch.cuda.is_available():
-                parser.error("no CUDA GPU here: run with --dry-run for the CPU rehearsal")
+            problem = not torch.cuda.is_available() and "no CUDA GPU here: run with --dry-run for the CPU rehearsal"
+        if problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
         run_stages(stages, args.dry_run, out)
     result = report([Path(f) for f in (args.report or [out])], out)
     failed = [k for k, v in result["stages"].items() if v["returncode"] != 0]

@@ -8,7 +8,7 @@
 #   bash benchmarks/gpu_check.sh --dry-run    # the same stages at toy sizes on the CPU (CI runs this)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [[ " $* " != *" --dry-run "* ]] && [ -f .gpu/device_env.sh ] && [ -d .whl ]; then
+if [[ " $* " != *" --dry-run "* ]] && command -v nvidia-smi >/dev/null && [ -f .gpu/device_env.sh ] && [ -d .whl ]; then
   # shellcheck disable=SC1091
   source .gpu/device_env.sh
 fi

@@ -214,6 +214,16 @@ class GPT1Config(PreTrainedConfig):
             raise ValueError(f"GPT1Config: initializer_range {self.initializer_range} must be > 0.")
 
     @classmethod
+    def get_config_dict(cls, *args, **kwargs) -> tuple[dict[str, Any], dict[str, Any]]:
+        """`PretrainedConfig.get_config_dict`, with an `openai-gpt` config translated as it is read: loading the
+        original checkpoint is expected, not the "model of type openai-gpt ... can yield errors" that transformers
+        warns of for a config of another model type."""
+        config_dict, kwargs = super().get_config_dict(*args, **kwargs)
+        if config_dict.get("model_type") == "openai-gpt":
+            config_dict = cls._translate_openai_gpt(config_dict)
+        return config_dict, kwargs
+
+    @classmethod
     def from_dict(cls, config_dict: dict[str, Any], **kwargs) -> GPT1Config:
         """Builds a config from a dict; an `openai-gpt` config (transformers' `OpenAIGPTConfig`) is translated."""
         if config_dict.get("model_type") == "openai-gpt":

@@ -114,3 +114,25 @@ def test_glue_reaches_trainer_train_in_three_of_the_packages_frames(tiny_lm, glu
     with pytest.raises(Reached):
         commands.main(["glue", *glue_args("rte", tiny_lm, glue_slice, tmp_path / "out")])
     assert frames == ["finetune.py:run_finetuning", "glue.py:main", "__init__.py:main"], frames
+
+
+@pytest.mark.parametrize("name", ["glue", "pretrain", "multiple-choice", "zero-shot", "convert", "push", "reproduce"])
+def test_each_command_module_runs_under_python_m_as_the_command(command, name, tmp_path):
+    """`python -m hf_gpt1.commands.glue` is `hf-gpt1 glue`: its help, and its errors (never exit 0 having done
+    nothing)."""
+    from hf_gpt1.commands import COMMANDS
+
+    module = [sys.executable, "-m", COMMANDS[name][0]]
+    helped = run(module, "--help", cwd=tmp_path)
+    assert helped.returncode == 0 and helped.stdout.startswith(f"usage: hf-gpt1 {name}"), helped.stderr[-2000:]
+    refused, expected = (run(c, *([] if c is module else [name]), "--no_such_flag", "1", cwd=tmp_path) for c in
+                         (module, command))  # fmt: skip
+    assert refused.returncode == expected.returncode == 2 and refused.stderr == expected.stderr
+
+
+def test_version(command, tmp_path):
+    from hf_gpt1 import __version__
+
+    for flag in ("--version", "-V"):
+        done = run(command, flag, cwd=tmp_path)
+        assert done.returncode == 0 and done.stdout == f"hf-gpt1 {__version__}\n"

@@ -742,3 +742,20 @@ def test_the_cache_is_taken_under_either_name():
         assert getattr(step, CACHE_NAME).get_seq_length() == 6
     with pytest.raises(ValueError, match="Pass the key/value cache once"):
         model(ids, cache=DynamicCache(), past_key_values=DynamicCache())
+
+
+def test_loading_an_openai_gpt_checkpoint_warns_of_nothing(tmp_path):
+    """The reproduction's first step loads `openai-community/openai-gpt`: transformers' warning that a model of another
+    type "is not supported and can yield errors" would be wrong here, and is not printed."""
+    from transformers.testing_utils import CaptureLogger
+    from transformers.utils import logging as hf_logging
+
+    OpenAIGPTLMHeadModel(
+        OpenAIGPTConfig(vocab_size=V, n_positions=32, n_embd=32, n_layer=2, n_head=4)
+    ).save_pretrained(tmp_path)
+    logger = hf_logging.get_logger("transformers.configuration_utils")
+    with CaptureLogger(logger) as captured:
+        for model_class in (GPT1LMHeadModel, GPT1ForSequenceClassification):
+            model = model_class.from_pretrained(tmp_path)
+            assert model.config.model_type == "gpt1"
+    assert "to instantiate a model of type" not in captured.out

@@ -25,7 +25,7 @@ from importlib import import_module
 
 from ..training.cli import command_errors
 
-__all__ = ["COMMANDS", "main"]
+__all__ = ["COMMANDS", "main", "module_main"]
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "pretrain": ("hf_gpt1.commands.pretrain", "pre-train (or continue pre-training) with L1 on text or a Hub corpus"),
@@ -42,6 +42,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
 def main(argv: Sequence[str] | None = None) -> None:
     """`hf-gpt1 <command> [arguments]`: the command's `main` inside [`command_errors`]."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] in (["--version"], ["-V"]):
+        from .. import __version__
+
+        print(f"hf-gpt1 {__version__}")
+        return
     if argv and argv[0] in COMMANDS:
         command = import_module(COMMANDS[argv[0]][0]).main
         with command_errors():  # a context, not a wrapper: main > glue.main > run_finetuning > Trainer.train
@@ -52,3 +57,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     print("usage: hf-gpt1 <command> [arguments]   (hf-gpt1 <command> --help: its arguments)\n\ncommands:")
     print("\n".join(f"  {name:<16} {text}" for name, (_, text) in COMMANDS.items()))
     sys.exit(0 if argv else 2)
+
+
+def module_main(module: str) -> None:
+    """`python -m <module>` for a command's module: the same as `hf-gpt1 <command>` with the arguments given."""
+    name = next(name for name, (path, _) in COMMANDS.items() if path == module)
+    main([name, *sys.argv[1:]])

@@ -18,3 +18,9 @@ defaults."""
 def main(argv: Sequence[str] | None = None) -> dict:
     """Parses the arguments, then [`run_finetuning`]; returns its results."""
     return run_finetuning(*parse_recipe_args(ARGUMENTS, argv, prog="hf-gpt1 glue"), recipe="glue")
+
+
+if __name__ == "__main__":  # python -m: the same as the hf-gpt1 command
+    from hf_gpt1.commands import module_main
+
+    module_main(__spec__.name)

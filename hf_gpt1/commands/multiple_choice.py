@@ -15,3 +15,9 @@ def main(argv: Sequence[str] | None = None) -> dict:
     """Parses the arguments (the GLUE command's), then [`run_finetuning`]; returns its results."""
     arguments = parse_recipe_args(ARGUMENTS, argv, prog="hf-gpt1 multiple-choice")
     return run_finetuning(*arguments, recipe="multiple_choice")
+
+
+if __name__ == "__main__":  # python -m: the same as the hf-gpt1 command
+    from hf_gpt1.commands import module_main
+
+    module_main(__spec__.name)

@@ -16,3 +16,9 @@ ARGUMENTS = (PretrainModelArguments, PretrainDataArguments, PretrainTrainingArgu
 def main(argv: Sequence[str] | None = None) -> dict:
     """Parses the arguments, then [`run_pretraining`]; returns its results."""
     return run_pretraining(*parse_recipe_args(ARGUMENTS, argv, prog="hf-gpt1 pretrain"))
+
+
+if __name__ == "__main__":  # python -m: the same as the hf-gpt1 command
+    from hf_gpt1.commands import module_main
+
+    module_main(__spec__.name)

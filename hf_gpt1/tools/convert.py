@@ -220,5 +220,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"Saved {model.num_parameters():,}-parameter GPT-1 to {args.output_dir}")
 
 
-if __name__ == "__main__":
-    main()
+if __name__ == "__main__":  # python -m: the same as the hf-gpt1 command
+    from hf_gpt1.commands import module_main
+
+    module_main(__spec__.name)

@@ -369,5 +369,7 @@ def main(argv: list[str] | None = None) -> str:
     return url
 
 
-if __name__ == "__main__":
-    main()
+if __name__ == "__main__":  # python -m: the same as the hf-gpt1 command
+    from hf_gpt1.commands import module_main
+
+    module_main(__spec__.name)

@@ -514,3 +514,9 @@ def _prefetched(
     )
     counts = {name: {split: part.num_rows for split, part in rows.items()} for name, rows in splits.items()}
     return {"model": model_path, "datasets": counts}
+
+
+if __name__ == "__main__":  # python -m: the same as the hf-gpt1 command
+    from hf_gpt1.commands import module_main
+
+    module_main(__spec__.name)

@@ -389,3 +389,9 @@ def main(argv: list[str] | None = None) -> dict:
     if args.output_file:
         write_json_atomic(args.output_file, results)
     return results
+
+
+if __name__ == "__main__":  # python -m: the same as the hf-gpt1 command
+    from hf_gpt1.commands import module_main
+
+    module_main(__spec__.name)

@@ -157,3 +157,50 @@ def test_the_line_index_is_sparse_and_finds_any_line(wiki):
     for line in (0, 1, 17, 499, 500, 998, 999):
         assert corpus._offset(str(wiki), lines, line) == starts[line]
     assert corpus._offset(str(wiki), lines, 1000) == len(data)
+
+
+MEASURE_UNKNOWN_SHARE = """
+import json, sys
+import datasets, numpy as np
+from pathlib import Path
+from hf_gpt1.data.packing import unknown_share
+windows = datasets.load_from_disk(sys.argv[1]).select(range(int(sys.argv[2])))  # a selection, as --max_train_windows
+Path("/proc/self/clear_refs").write_text("5")  # VmHWM := the current RSS
+def kb(field):
+    return next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith(field + ":"))
+before = kb("VmRSS")
+share = unknown_share(windows, 0)
+print(json.dumps({"share": share, "growth_mb": (kb("VmHWM") - before) / 1024}))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="needs Linux's /proc to read peak memory")
+def test_the_unknown_share_reads_a_corpus_in_bounded_memory(tmp_path):
+    """The pre-training start's <unk> share copies no column: beyond the cache file's pages, which the memory map
+    counts in the process's RSS as they are read (1 MiB per 1,024 windows here), its memory does not grow with the
+    corpus (16k and 64k windows of 512 tokens: 16 and 64 MiB of ids). Reading the whole column at once took
+    83 and 322 MiB."""
+    import subprocess
+    import sys
+
+    import datasets
+    import numpy as np
+
+    from hf_gpt1.data.packing import window_features
+
+    rows = np.random.default_rng(0).integers(1, 40_000, (64_000, 512), dtype=np.uint16)
+    rows[:, 0] = 0  # one <unk> per window
+    features = window_features(512, 40_481)
+    datasets.Dataset.from_dict({"input_ids": rows}, features=features).save_to_disk(str(tmp_path / "windows"))
+    growth = {}
+    for n in (16_000, 64_000):
+        done = subprocess.run(
+            [sys.executable, "-c", MEASURE_UNKNOWN_SHARE, str(tmp_path / "windows"), str(n)],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        measured = json.loads(done.stdout.splitlines()[-1])
+        assert measured["share"] == pytest.approx(1 / 512)
+        growth[n] = measured["growth_mb"]
+    file_pages = (64_000 - 16_000) * 512 * 2 / 2**20  # 48 MiB more of the memory-mapped cache read
+    assert growth[64_000] - growth[16_000] < file_pages + 8, growth  # measured 36.6 and 78.4 MiB

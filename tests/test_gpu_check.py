@@ -1,0 +1,63 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
+"""benchmarks/gpu_check.sh: its CPU rehearsal runs every stage, and its report reads the committed H200 results.
+
+The dry run checks the mechanics (each stage runs, is collected and reported), not the numbers: CPUs are not GPUs.
+"""
+
+import importlib.util
+import json
+import subprocess
+
+import pytest
+
+from tests.utils import REPO_ROOT, shared_data
+
+SCRIPT = REPO_ROOT / "benchmarks" / "gpu_check.sh"
+RESULTS = REPO_ROOT / "benchmarks" / "results"
+
+
+def gpu_check():
+    spec = importlib.util.spec_from_file_location("gpu_check", REPO_ROOT / "benchmarks" / "gpu_check.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_dry_run_runs_every_stage_and_reports_each_target(tmp_path):
+    shared_data("gpt1_bpe", "encoder_bpe_40000.json")  # the stages read the original BPE, WikiText-2 and SST-2
+    done = subprocess.run(
+        ["bash", str(SCRIPT), "--dry-run", "--out", str(tmp_path)], capture_output=True, text=True, timeout=480
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    result = json.loads((tmp_path / "gpu_check.json").read_text())
+    assert {k: v["returncode"] for k, v in result["stages"].items()} == {k: 0 for k in gpu_check().STAGES}
+    measured = {row["what"] for row in result["targets"] if row["measured"] is not None}
+    for what in (
+        "bench pre-training ×openai-gpt",
+        "bench compiled pre-training ×openai-gpt",
+        "grouped / random fine-tuning",
+        "generation b8 tok/s (best of dynamic/static)",
+        "hf-gpt1 pretrain --bf16 tok/s",
+        "hf-gpt1 glue sst2 --bf16 steps/s",
+        "profile: copy/cast share",
+        "CUDA-visible tests failing",
+    ):
+        assert what in measured, what
+    assert "| what | measured | target | met |" in (tmp_path / "gpu_check.md").read_text()
+
+
+def test_no_gpu_without_dry_run_is_one_line():
+    done = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "no CUDA GPU here: run with --dry-run" in done.stderr
+
+
+@pytest.mark.parametrize("name", ["gpu_check_h200"])
+def test_the_committed_gpu_results_say_what_the_readme_says(name):
+    """The README's H200 column is the committed report's numbers."""
+    result = json.loads((RESULTS / f"{name}.json").read_text())
+    rows = {row["what"]: row["measured"] for row in result["targets"]}
+    readme = (REPO_ROOT / "README.md").read_text()
+    assert result["env"]["device"] == "NVIDIA H200"
+    assert f"{rows['bench compiled pre-training ×openai-gpt']:.2f}×" in readme
+    assert f"{rows['hf-gpt1 glue sst2 --bf16 steps/s']}" in readme
