@@ -14,16 +14,17 @@ code. This module imports nothing but the standard library (and `hf_gpt1.formats
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import numbers
 import os
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..formats import INPUT_FORMATS, InputFormat, input_format
+from .strict_files import load_strict
 
 __all__ = [
     "BUILTIN_TASKS",
@@ -97,6 +98,12 @@ class GlueTsvLayout:
         return {name: col for name, col in self.columns.items() if name != "label"}
 
 
+# A task's name names its run's files (predictions, the task file beside the model): a name, never a path.
+_TASK_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+# The TaskSpec fields that hold lists of strings (a string there would be read as a list of its characters).
+_LIST_FIELDS = ("text_columns", "label_names", "class_names", "choice_columns", "id_subsets", "eval_splits", "aliases")
+
+
 @dataclass(frozen=True)
 class TaskSpec:
     """Everything the package needs to know about one fine-tuning task.
@@ -164,6 +171,19 @@ class TaskSpec:
     aliases: tuple[str, ...] = ()
 
     def __post_init__(self):
+        if not isinstance(self.name, str) or not _TASK_NAME.fullmatch(self.name) or set(self.name) == {"."}:
+            raise ValueError(
+                f"Task name {self.name!r}: use letters, digits, '_', '-' and '.' only (it names the run's files, so "
+                "never a path)."
+            )
+        for item in dataclasses.fields(self):
+            value = getattr(self, item.name)
+            if item.name in _LIST_FIELDS and value is not None:
+                if isinstance(value, str) or not all(isinstance(v, str) for v in value):
+                    raise ValueError(
+                        f"Task {self.name!r}: {item.name} must be a list of strings, got {value!r}; write "
+                        f'{item.name}: [a, b] (YAML) or "{item.name}": ["a", "b"] (JSON).'
+                    )
         if self.format not in INPUT_FORMATS:
             raise ValueError(f"Task {self.name!r}: unknown format {self.format!r}; valid formats: {list(FORMATS)}.")
         low, high = self.input_format.text_columns
@@ -279,6 +299,8 @@ class TaskSpec:
             if value.strip().lstrip("-").isdigit():  # an id written as text (a CSV or TSV field)
                 return self._check_id(int(value) - self.label_offset, value)
         elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            if self.label_names is not None and str(int(value)) in self.label_names:  # names written as numbers
+                return self.label_names.index(str(int(value)))
             return self._check_id(int(value) - self.label_offset, value)
         raise ValueError(f"Task {self.name!r}: label {value!r} is not one of {self._valid_labels()}.")
 
@@ -589,14 +611,8 @@ def task_from_file(path: str | os.PathLike) -> TaskSpec:
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-        if path.suffix == ".json":
-            fields = json.loads(text)
-        else:
-            import yaml  # only for YAML task files: this module otherwise needs nothing but the standard library
-
-            fields = yaml.safe_load(text)
-    except (OSError, UnicodeDecodeError, ValueError) as err:
+        fields = load_strict(path)
+    except (OSError, UnicodeDecodeError) as err:
         raise ValueError(f"{path}: not a readable task file ({err}).") from None
     if not isinstance(fields, dict):
         raise ValueError(f"{path}: a task file holds one object of TaskSpec fields (name, format, text_columns, ...).")

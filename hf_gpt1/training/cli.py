@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import Any
 
 import torch
-import yaml
 from transformers import HfArgumentParser
 
 from ..data.atomic import WRITE_FAILURES
 from ..data.packing import PackingError
+from ..data.strict_files import load_strict
 from .arguments import ArgumentProblems
 from .trainer import TrainingError, TrainingInterrupted
 
@@ -46,27 +46,19 @@ __all__ = [
 
 
 def load_yaml(path: str | os.PathLike) -> Any:
-    """Reads a YAML file; a syntax error is one line naming the file and the line."""
+    """Reads a YAML file strictly ([`load_strict`]); a problem is one line naming the file and the line."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path} does not exist.")
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-        raise ValueError(f"{where}: not valid YAML ({getattr(err, 'problem', None) or err}).") from None
+    return load_strict(path)
 
 
 def argument_file_argv(path: Path) -> list[str]:
     """A YAML/JSON argument file as command-line words, so it gets the command line's type checks."""
-    if path.suffix == ".json":
-        try:
-            values = json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as err:
-            raise ValueError(f"{path}: not valid JSON ({err}).") from None
-    else:
-        values = load_yaml(path)
+    try:
+        values = load_strict(path) if path.suffix == ".json" else load_yaml(path)
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path}: not a text file ({err}).") from None
     if not isinstance(values, dict) or not values:
         raise ValueError(f"{path} holds no arguments: write one `name: value` line per argument.")
     argv = []

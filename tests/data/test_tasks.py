@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: Apache-2.0
 """The task table (hf_gpt1.data.tasks): names, formats, labels and layouts of every task."""
 
+import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
-from hf_gpt1.data.tasks import BUILTIN_TASKS, FORMATS, TASKS, TaskSpec, get_task, register_task
+from hf_gpt1.data.tasks import BUILTIN_TASKS, FORMATS, TASKS, TaskSpec, get_task, register_task, task_from_file
 
 
 def test_get_task_names_and_aliases():
@@ -155,3 +158,75 @@ def test_a_task_file_declares_a_task_for_the_command_line(registered, tmp_path, 
         get_task(str(path))
     with pytest.raises(KeyError, match="Task file .*missing.yaml does not exist"):
         get_task(str(tmp_path / "missing.yaml"))
+
+
+# ----------------------------------------------------------------------------------------- task and argument files
+
+
+@pytest.mark.parametrize("name", ["../../escaped", "runs/rte", "..", "a b", ""])
+def test_a_task_name_is_a_name_never_a_path(name, tmp_path):
+    path = tmp_path / "task.json"
+    path.write_text(json.dumps({"name": name, "format": "classification", "text_columns": ["text"]}))
+    with pytest.raises(ValueError, match=r"use letters, digits, '_', '-' and '\.' only"):
+        task_from_file(path)
+
+
+@pytest.mark.parametrize("field", ["label_names", "text_columns", "class_names", "aliases"])
+def test_list_fields_must_be_lists(field, tmp_path):
+    """`label_names: negative, positive` is one string: read as a list it was an 18-class head of characters."""
+    fields = {"name": "mine", "format": "classification", "text_columns": ["text"], field: "negative, positive"}
+    path = tmp_path / "task.yaml"
+    path.write_text(yaml.safe_dump(fields))
+    with pytest.raises(ValueError, match=rf"{field} must be a list of strings, got 'negative, positive'"):
+        task_from_file(path)
+
+
+def test_integer_labels_that_are_the_label_names_are_read_as_names(tmp_path):
+    path = tmp_path / "task.json"
+    path.write_text(json.dumps({"name": "stars", "format": "classification", "text_columns": ["text"],
+                                "label_names": ["1", "2", "3"]}))  # fmt: skip
+    spec = task_from_file(path)
+    assert [spec.label_to_id(v) for v in (1, 2, 3, "1", "3")] == [0, 1, 2, 0, 2]
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("name: x\nformat: !!python/object/apply:os.system ['touch PWNED']\n", r":2: YAML tags \(tag:yaml.org"),
+        ("name: x\nname: y\nformat: classification\n", r":2: 'name' is given twice; keep one"),
+        ("a: &a [1, 1, 1]\nb: &b [*a, *a, *a]\nc: [*b, *b, *b]\n", r":1: YAML anchors and aliases"),
+    ],
+)
+def test_task_files_are_read_strictly(text, problem, tmp_path):
+    path = tmp_path / "task.yaml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(path))}{problem}"):
+        task_from_file(path)
+    assert not (tmp_path / "PWNED").exists()
+
+
+def test_a_json_key_given_twice_is_refused(tmp_path):
+    path = tmp_path / "task.json"
+    path.write_text('{"name": "a", "name": "b", "format": "classification", "text_columns": ["text"]}')
+    with pytest.raises(ValueError, match="'name' is given twice; keep one"):
+        task_from_file(path)
+
+
+def test_an_argument_file_alias_bomb_is_refused_before_it_grows(tmp_path):
+    """The billion-laughs YAML: refused at its first anchor, in bounded time and memory."""
+    import resource
+
+    from hf_gpt1.training.cli import argument_file_argv
+
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 10)]
+    path = tmp_path / "args.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(ValueError, match=r"args.yaml:1: YAML anchors and aliases"):
+        argument_file_argv(path)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 50_000  # KiB
+    duplicated = tmp_path / "twice.yaml"
+    duplicated.write_text("learning_rate: 1e-4\nseed: 1\nlearning_rate: 2e-4\n")
+    with pytest.raises(ValueError, match=r"twice.yaml:3: 'learning_rate' is given twice; keep one"):
+        argument_file_argv(duplicated)
