@@ -274,7 +274,8 @@ def pack_glue_submission(
         `tuple[Path, dict]`: The zip and its record.
 
     Raises:
-        `ValueError`: A file the server wants has no run (without `partial`), or a run's predictions file is gone.
+        `ValueError`: A file the server wants has no run (without `partial`), or a run's predictions file is gone or
+            does not match the test split it predicts ([`check_submission_file`]).
     """
     runs = collect_runs(output_dir)
     record: dict[str, Any] = {"condition": condition, "files": {}}
@@ -305,6 +306,7 @@ def pack_glue_submission(
                 f"{folder} has no {name}: the run predicted no test split (it was given no test file, or "
                 "--do_predict false); run it again with the task's GLUE test files."
             )
+        check_submission_file(folder / name, task)
         files[name] = folder / name
         record["files"][name] = {"task": task, "seed": run_seed, "run": str(folder), "validation_score": score}
     record["missing"] = missing
@@ -325,3 +327,48 @@ def _median_run(task: str, by_seed: Mapping[int, Mapping[str, Any]]) -> tuple[in
     ranked = sorted(by_seed, key=lambda s: (scores[s] is None, scores[s] or 0.0, s))
     pick = ranked[(len(ranked) - 1) // 2]
     return pick, scores[pick]
+
+
+def check_submission_file(path: Path, task: str) -> None:
+    """Refuses a GLUE submission file that does not match the test split it predicts, read again from the run's
+    `--data_dir`: the header, one `index<TAB>prediction` row per test row with the test file's ids in order, and a
+    valid prediction in each (a label of the task, or STS-B's score in [0, 5]). The GLUE server scores a team at most
+    once a day: a file cut short, edited or from another split must not reach it.
+
+    Raises:
+        `ValueError`: The first problem, naming the file, the line and what to run again.
+    """
+    from ..data.files import load_glue_tsv
+    from ..training.output_dir import RUN_FILE
+
+    spec = get_task(task)
+    split = next(split for split, name in spec.glue_tsv.submission_files.items() if name == path.name)
+    again = f"run {path.parent} again (hf-gpt1 reproduce run) to predict it whole"
+    data_dir = json.loads((path.parent / RUN_FILE).read_text()).get("data", {}).get("data_dir")
+    if data_dir is None:
+        raise ValueError(f"{path}: its run read no --data_dir, so its {split} split cannot be checked; {again}.")
+    rows = load_glue_tsv(data_dir, spec, split)
+    ids = [str(i) for i in (rows["idx"] if "idx" in rows.column_names else range(rows.num_rows))]
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if not lines or lines[0] != "index\tprediction":
+        raise ValueError(f"{path}:1: not a GLUE submission (its header is not 'index<TAB>prediction'); {again}.")
+    if len(lines) - 1 != len(ids):
+        raise ValueError(
+            f"{path}: {len(lines) - 1} predictions for the {len(ids)} rows of {spec.name}'s {split} split in "
+            f"{data_dir}; {again}."
+        )
+    for number, (line, expected) in enumerate(zip(lines[1:], ids), start=2):
+        fields = line.split("\t")
+        problem = None
+        if len(fields) != 2 or fields[0] != expected:
+            problem = f"expected the row of index {expected}, got {line!r}"
+        elif spec.is_regression:
+            try:
+                valid = 0.0 <= float(fields[1]) <= 5.0
+            except ValueError:
+                valid = False
+            problem = None if valid else f"{fields[1]!r} is not a score in [0, 5]"
+        elif fields[1] not in spec.label_names:
+            problem = f"{fields[1]!r} is not one of {list(spec.label_names)}"
+        if problem:
+            raise ValueError(f"{path}:{number}: {problem}; {again}.")

@@ -121,39 +121,79 @@ def test_glue_test_results_that_cannot_be_read_are_one_line(runs, tmp_path, cont
     assert not (runs / "results.json").exists()
 
 
-def _predicted(root: Path, task: str, seed: int, score: float, files: tuple[str, ...]) -> None:
+def _predicted(root: Path, task: str, seed: int, score: float, data_dir: Path) -> None:
+    """A finished run of `task` that predicted its GLUE test split(s) of `data_dir` (a label per row)."""
+    from hf_gpt1.data.files import load_glue_tsv
     from hf_gpt1.data.tasks import get_task
+    from hf_gpt1.training.output_dir import RUN_FILE
 
     spec = get_task(task)
     split = spec.eval_splits[0]
     folder = root / task / "full" / f"seed-{seed}"
     folder.mkdir(parents=True)
     (folder / "all_results.json").write_text(json.dumps({split: {f"eval_{split}_{spec.main_metric}": score}}))
-    for name in files:
-        (folder / name).write_text(f"index\tprediction\n0\t{task}-{seed}\n")
+    (folder / RUN_FILE).write_text(json.dumps({"data": {"data_dir": str(data_dir)}}))
+    for test_split, name in spec.glue_tsv.submission_files.items():
+        rows = load_glue_tsv(data_dir, spec, test_split)
+        label = "2.500" if spec.is_regression else spec.label_names[seed % len(spec.label_names)]
+        lines = [f"{i}\t{label}" for i in (rows["idx"] if "idx" in rows.column_names else range(rows.num_rows))]
+        (folder / name).write_text("\n".join(["index\tprediction", *lines]) + "\n")
 
 
-def test_submit_pack_zips_each_tasks_median_run(tmp_path, capsys):
+def test_submit_pack_zips_each_tasks_median_run(glue_slice, tmp_path, capsys):
     import zipfile
 
     root = tmp_path / "reproduce"
     for seed, score in ((0, 0.60), (1, 0.55), (2, 0.58)):
-        _predicted(root, "rte", seed, score, ("RTE.tsv",))
-    _predicted(root, "mnli", 0, 0.8, ("MNLI-m.tsv", "MNLI-mm.tsv", "AX.tsv"))
+        _predicted(root, "rte", seed, score, glue_slice)
+    _predicted(root, "stsb", 0, 0.8, glue_slice)
     with pytest.raises(ValueError, match=r"writes CoLA.tsv, SST-2.tsv.*all 11 files.*--tasks cola,sst2,mrpc"):
         main(["submit-pack", "--output_dir", str(root)])
     assert not (root / "glue_submission.zip").exists()
     packed = main(["submit-pack", "--output_dir", str(root), "--partial"])
     with zipfile.ZipFile(root / "glue_submission.zip") as archive:
-        assert sorted(archive.namelist()) == ["AX.tsv", "MNLI-m.tsv", "MNLI-mm.tsv", "RTE.tsv"]
-        assert archive.read("RTE.tsv").decode().endswith("rte-2\n")  # 0.58: the median of 0.55, 0.58, 0.60
+        assert sorted(archive.namelist()) == ["RTE.tsv", "STS-B.tsv"]
+        assert archive.read("RTE.tsv").decode().endswith("\tentailment\n")  # seed 2, the median of 0.55, 0.58, 0.60
     assert packed["files"]["RTE.tsv"]["seed"] == 2 and "WNLI.tsv" in packed["missing"]
-    assert json.loads((root / "glue_submission.json").read_text())["files"]["AX.tsv"]["task"] == "mnli"
+    assert json.loads((root / "glue_submission.json").read_text())["files"]["STS-B.tsv"]["task"] == "stsb"
     assert (
         main(["submit-pack", "--output_dir", str(root), "--partial", "--seeds", "1"])["files"]["RTE.tsv"]["seed"] == 1
     )
     printed = capsys.readouterr().out
-    assert "glue_submission.zip: 4 files for the GLUE server (gluebenchmark.com); not packed: CoLA.tsv" in printed
+    assert "glue_submission.zip: 2 files for the GLUE server (gluebenchmark.com); not packed: CoLA.tsv" in printed
+
+
+def _cut(lines):
+    return lines[: len(lines) // 2] + [lines[len(lines) // 2][:3]]  # half the rows, the last one broken
+
+
+def _swapped(lines):
+    return [lines[0], lines[2], lines[1], *lines[3:]]
+
+
+def _relabelled(lines):
+    return [*lines[:-1], lines[-1].replace("entailment", "yes")]
+
+
+@pytest.mark.parametrize(
+    ("edit", "problem"),
+    [
+        (_cut, r"RTE.tsv: 15 predictions for the 30 rows of rte's test split"),
+        (_swapped, r"RTE.tsv:2: expected the row of index 0, got '1\\tentailment'"),
+        (_relabelled, r"RTE.tsv:31: 'yes' is not one of \['entailment', 'not_entailment'\]"),
+        (lambda lines: ["id\tlabel", *lines[1:]], r"RTE.tsv:1: not a GLUE submission"),
+    ],
+)
+def test_submit_pack_refuses_a_file_that_does_not_match_its_test_split(glue_slice, tmp_path, edit, problem):
+    """A prediction file cut in half, reordered, with a label the task has not, or not a submission: the GLUE server
+    scores a team at most once a day, so the zip is refused naming the file and line, and not written."""
+    root = tmp_path / "reproduce"
+    _predicted(root, "rte", 0, 0.6, glue_slice)
+    path = root / "rte" / "full" / "seed-0" / "RTE.tsv"
+    path.write_text("\n".join(edit(path.read_text().splitlines())) + "\n")
+    with pytest.raises(ValueError, match=problem + ".*run .*seed-0 again"):
+        main(["submit-pack", "--output_dir", str(root), "--partial"])
+    assert not (root / "glue_submission.zip").exists()
 
 
 @pytest.mark.parametrize(
