@@ -23,9 +23,11 @@ number of the chosen tables from the finished runs and writes `results.json` and
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -248,19 +250,31 @@ def plan_runs(
 
 
 def run_state(run: PlannedRun) -> str:
-    """`done` (finished with these arguments on unchanged inputs: reused), `partial` (started with these arguments:
-    continued with --resume), `new`, or `other` (the folder holds a run with other arguments or other data)."""
+    """`done` (finished with these arguments on unchanged inputs: reused), `partial` (started with these arguments and
+    checkpointed: continued with --resume), `restart` (an attempt that left nothing to continue: an unreadable record,
+    a stop before the first checkpoint, a failure; started again from nothing), `new`, or `other` (the folder holds a
+    run with other arguments or other data that finished or checkpointed)."""
+    from ..training.checkpoints import last_complete_checkpoint
+
     recorded = _record_path(run)
-    if not recorded.is_file():
-        return "other" if run.folder.is_dir() and any(run.folder.iterdir()) else "new"
-    record = json.loads(recorded.read_text())
+    started = run.folder.is_dir() and any(run.folder.iterdir())
+    finished = (run.folder / "all_results.json").is_file()
+    kept = finished or (started and last_complete_checkpoint(run.folder) is not None)
+    try:
+        record = json.loads(recorded.read_text()) if recorded.is_file() else None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        print(f"{recorded}: unreadable ({err}): {run.folder} is run again from nothing", flush=True)
+        return "restart"
     if isinstance(record, list):  # the arguments alone, as written before the data's digest was recorded
         record = {"argv": record}
-    if tuple(record.get("argv", ())) != run.argv:
+    same = isinstance(record, dict) and tuple(record.get("argv", ())) == run.argv
+    if same and None not in (record.get("data_sha256"), run.data_sha256) and record["data_sha256"] != run.data_sha256:
+        same = False  # the same arguments on other rows: a Hub copy that changed, a GLUE file replaced
+    if not kept:  # nothing to reuse or continue, whatever was given before
+        return "restart" if started or record is not None else "new"
+    if not same:
         return "other"
-    if None not in (record.get("data_sha256"), run.data_sha256) and record["data_sha256"] != run.data_sha256:
-        return "other"  # the same arguments on other rows: a Hub copy that changed, a GLUE file replaced
-    if not (run.folder / "all_results.json").is_file():
+    if not finished:
         return "partial"
     identity = json.loads((run.folder / RUN_FILE).read_text())
     for files in identity.get("inputs", {}).values():
@@ -280,7 +294,7 @@ def execute(runs: Sequence[PlannedRun], output_dir: str | Path, devices: Sequenc
 
     A failed run is recorded (`failures.json`: its folder and last error line) and the queue goes on; Ctrl-C (or
     SIGTERM, passed on) stops the current runs (each saves a checkpoint, as any run does) and the queue, and the same
-    command continues where it stopped."""
+    command continues where it stopped. Each run is a session of its own: a signal reaches it from the driver only."""
     outcome: dict[str, list] = {"reused": [], "ran": [], "failed": []}
     pending: queue.Queue = queue.Queue()
     for number, run in enumerate(runs, start=1):
@@ -295,7 +309,11 @@ def execute(runs: Sequence[PlannedRun], output_dir: str | Path, devices: Sequenc
                     where, run = pending.get_nowait()
                 except queue.Empty:
                     return
-                key, entry = _run_one(run, where, env, running, stopping)
+                try:
+                    key, entry = _run_one(run, where, env, running, stopping)
+                except Exception as err:  # noqa: BLE001 - a queue that stops silently would look done
+                    print(f"{where}: failed: {type(err).__name__}: {err} (the queue goes on)", flush=True)
+                    key, entry = "failed", {"folder": str(run.folder), "error": f"{type(err).__name__}: {err}"}
                 if key is not None:
                     with lock:
                         outcome[key].append(entry)
@@ -309,11 +327,11 @@ def execute(runs: Sequence[PlannedRun], output_dir: str | Path, devices: Sequenc
     try:
         while not all(event.is_set() for event in finished):
             time.sleep(0.2)
-    except BaseException as stop:  # Ctrl-C reached the runs too (the terminal's group); pass SIGTERM on
+    except BaseException as stop:  # Ctrl-C or SIGTERM to the driver: passed on to each run, which checkpoints
         stopping.set()
-        if not isinstance(stop, KeyboardInterrupt):
-            for process in list(running.values()):
-                process.terminate()
+        signum = signal.SIGINT if isinstance(stop, KeyboardInterrupt) else signal.SIGTERM
+        for process in list(running.values()):
+            process.send_signal(signum)
         while not all(event.is_set() for event in finished):  # each run checkpoints and stops
             time.sleep(0.2)
         _record_failures(output_dir, outcome["failed"])
@@ -338,14 +356,21 @@ def _run_one(
         return "failed", {"folder": str(run.folder), "error": error}
     print(f"{where}: {'continuing' if state == 'partial' else 'running'} -> {run.folder}", flush=True)
     write_json_atomic(_record_path(run), {"argv": list(run.argv), "data_sha256": run.data_sha256})
-    argv = [*run.argv, "--resume", "true"] if state == "partial" else list(run.argv)
+    argv = list(run.argv)
+    if state == "partial":
+        argv += ["--resume", "true"]
+    elif state == "restart" and run.folder.is_dir():
+        argv += ["--overwrite_output_dir", "true"]  # what the earlier attempt left: nothing to continue
     log = run.folder.parent / f"{run.folder.name}.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "w", encoding="utf-8") as console:
+        # A session of its own: a signal reaches the run from the driver only (once, whoever signalled the driver).
         process = subprocess.Popen(
             [sys.executable, "-m", "hf_gpt1", run.recipe, *argv],
             stdout=console,
             stderr=subprocess.STDOUT,
             env=env,
+            start_new_session=True,
         )
         running[where] = process
         returncode = process.wait()
@@ -397,7 +422,9 @@ def main(argv: Sequence[str] | None = None) -> dict:
                         "others (the server wants all 11 files)")  # fmt: skip
     # parsed as every command is: an argument file first (after the action), exact names, --help_all as --help
     argv = ["--help" if word == "--help_all" else word for word in (sys.argv[1:] if argv is None else argv)]
-    if len(argv) > 1 and argv[1].endswith(ARGUMENT_FILE_SUFFIXES) and Path(argv[1]).is_file():
+    if len(argv) > 1 and argv[1].endswith(ARGUMENT_FILE_SUFFIXES):
+        if not Path(argv[1]).is_file():
+            parser.error(f"argument file {argv[1]} does not exist (check its name)")
         argv = [argv[0], *argument_file_argv(Path(argv[1])), *argv[2:]]
     args, extra = parser.parse_known_args(argv)
     if extra and args.action in ("report", "submit-pack"):
@@ -415,6 +442,18 @@ def main(argv: Sequence[str] | None = None) -> dict:
     if args.seeds is not None and not all(seed.isdigit() for seed in args.seeds.split(",")):
         parser.error(f"--seeds {args.seeds}: give non-negative integers, comma-separated (e.g. --seeds 0,1,2)")
     seeds = [int(seed) for seed in (args.seeds or "0").split(",")]
+    for flag, values in (("--seeds", seeds), ("--tasks", (args.tasks or "").split(",")), ("--conditions", conditions)):
+        repeated = sorted({str(v) for v in values if values.count(v) > 1})
+        if repeated and args.action != "submit-pack":
+            parser.error(f"{flag}: {', '.join(repeated)} given twice: each runs once (a seed twice would race)")
+    files = [name for name in (args.tasks or "").split(",") if name.endswith(ARGUMENT_FILE_SUFFIXES)]
+    if files:
+        parser.error(f"--tasks {files[0]}: reproduce runs the paper's tasks by name; run a task file with "
+                     f"hf-gpt1 glue --task {files[0]} (or hf-gpt1 multiple-choice)")  # fmt: skip
+    devices = args.devices.split(",")
+    problem = _device_problem(devices)
+    if problem and args.action == "run":
+        parser.error(problem)
     if args.action in ("report", "submit-pack") and not Path(args.output_dir).is_dir():
         parser.error(f"--output_dir {args.output_dir} is not a folder of runs (<task>/<condition>/seed-N)")
     if args.action == "report":
@@ -452,12 +491,54 @@ def main(argv: Sequence[str] | None = None) -> dict:
     ]
     if args.action == "plan":
         return _print_plan(data, splits, digests, runs, model_path, extra, args.output_dir)
-    outcome = execute(runs, args.output_dir, args.devices.split(","))
+    with driver_lock(args.output_dir):
+        outcome = execute(runs, args.output_dir, devices)
     rows, averages, text = write_report(args.output_dir, tables, args.glue_test_results)
     print(text, end="")
-    print(f"{len(outcome['ran'])} ran, {len(outcome['reused'])} reused, {len(outcome['failed'])} failed "
-          f"({Path(args.output_dir) / FAILURES_FILE})")  # fmt: skip
+    not_started = len(runs) - sum(len(entries) for entries in outcome.values())
+    print(f"{len(outcome['ran'])} ran, {len(outcome['reused'])} reused, {len(outcome['failed'])} failed, "
+          f"{not_started} not started ({Path(args.output_dir) / FAILURES_FILE})")  # fmt: skip
+    if outcome["failed"] or not_started:
+        print("error: the reproduction is incomplete: the failed runs' errors are above and in failures.json; run "
+              "the same command again to continue", file=sys.stderr)  # fmt: skip
+        raise SystemExit(1)
     return {**outcome, "rows": rows, "averages": averages}
+
+
+def _device_problem(devices: Sequence[str]) -> str | None:
+    """What is wrong with `--devices` (each `cpu` or the index of a visible CUDA GPU), or None."""
+    import torch
+
+    count = torch.cuda.device_count()
+    for device in devices:
+        if device != "cpu" and not (device.isdigit() and int(device) < count):
+            visible = f"GPUs 0-{count - 1}" if count else "no CUDA GPU"
+            return f"--devices {device}: this machine has {visible}; give cpu or GPU indices (e.g. --devices 0,1)"
+    return None
+
+
+@contextlib.contextmanager
+def driver_lock(output_dir: str | Path):
+    """One `reproduce run` per folder: a second driver would start the same runs and write one log twice."""
+    import fcntl
+
+    Path(output_dir).mkdir(parents=True, exist_ok=True)
+    path = Path(output_dir) / ".reproduce.lock"
+    with open(path, "a+", encoding="utf-8") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            holder = lock.read().strip() or "another process"
+            raise ValueError(
+                f"--output_dir {output_dir} is in use by another hf-gpt1 reproduce run ({holder}): wait for it to "
+                "finish, or give another --output_dir."
+            ) from None
+        lock.seek(0)
+        lock.truncate()
+        lock.write(f"pid {os.getpid()}")
+        lock.flush()
+        yield
 
 
 def _print_plan(

@@ -255,18 +255,19 @@ def test_a_run_folder_of_other_arguments_is_reported_and_the_queue_goes_on(tiny_
     out = tmp_path / "reproduce"
     taken = out / "rte" / "full" / "seed-0"
     taken.mkdir(parents=True)
+    (taken / "all_results.json").write_text("{}")  # a finished run of other arguments: never overwritten
     (taken.parent / "seed-0.argv.json").write_text(json.dumps(["--task", "rte", "--seed", "9"]))
     argv = [
         "run", "--tasks", "rte", "--seeds", "0,1", "--conditions", "full", "--model_name_or_path", str(tiny_lm),
         "--data_dir", str(glue_slice), "--output_dir", str(out), "--max_train_samples", "48", "--devices", "cpu,cpu",
         "--max_eval_samples", "16", "--num_train_epochs", "1", "--do_predict", "false", *COMMON,
     ]  # fmt: skip
-    outcome = main(argv)
-    assert [f["folder"] for f in outcome["failed"]] == [str(taken)] and "holds a run with other" in outcome["failed"][
-        0
-    ]["error"]
-    assert outcome["ran"] == [str(out / "rte" / "full" / "seed-1")]
-    assert json.loads((out / "failures.json").read_text()) == outcome["failed"]
+    with pytest.raises(SystemExit) as stopped:  # a run not done: the command fails, after the others ran
+        main(argv)
+    assert stopped.value.code == 1
+    failed = json.loads((out / "failures.json").read_text())
+    assert [f["folder"] for f in failed] == [str(taken)] and "holds a run with other" in failed[0]["error"]
+    assert (out / "rte" / "full" / "seed-1" / "all_results.json").is_file()
 
 
 def test_story_cloze_without_its_files_is_one_line_before_any_run(tmp_path, capsys):
@@ -279,8 +280,8 @@ def test_story_cloze_without_its_files_is_one_line_before_any_run(tmp_path, caps
 
 
 def test_ctrl_c_stops_the_queue_and_the_same_command_continues(tiny_lm, glue_slice, tmp_path):
-    """Ctrl-C in a terminal reaches the driver and its current run: the run checkpoints and stops, the queue stops,
-    and the same command then reuses what finished and continues the interrupted run."""
+    """SIGINT to the driver (Ctrl-C, `kill -INT`) reaches its current run through the driver: the run checkpoints and
+    stops within seconds, the queue stops, and the same command then continues the interrupted run."""
     import os
     import signal
     import subprocess
@@ -304,8 +305,10 @@ def test_ctrl_c_stops_the_queue_and_the_same_command_continues(tiny_lm, glue_sli
     deadline = time.time() + 120
     while "'loss'" not in (log.read_text() if log.is_file() else "") and time.time() < deadline:
         time.sleep(0.5)
-    os.killpg(driver.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole foreground group
+    os.kill(driver.pid, signal.SIGINT)  # the driver alone (kill -INT, a supervisor); a terminal's Ctrl-C is the same
+    signalled = time.time()
     printed = driver.communicate(timeout=120)[0]
+    assert time.time() - signalled < 30, printed  # the run got it from the driver: one step, a checkpoint, stopped
     assert driver.returncode != 0 and "[1/2] rte full seed 0: stopped" in printed
     assert "stopped; the same command continues where the queue stopped" in printed
     assert not (out / "rte" / "full" / "seed-1").exists()  # the queue stopped
@@ -350,3 +353,78 @@ def test_reproduce_reads_an_argument_file_as_every_command_does(runs, tmp_path, 
     with pytest.raises(SystemExit):  # would give every run the same seed
         main(["plan", "--tasks", "rte", "--seed", "3", "--output_dir", str(tmp_path / "out")])
     assert "--seed is set for each run by reproduce: choose the seeds with --seeds" in capsys.readouterr().err
+
+
+def _planned(tmp_path: Path):
+    from hf_gpt1.tools.reproduce import PlannedRun
+
+    folder = tmp_path / "rte" / "full" / "seed-0"
+    return PlannedRun("rte", "full", 0, "glue", folder, ("--task", "rte"), data_sha256="a" * 64), folder
+
+
+def test_an_attempt_that_left_nothing_to_continue_is_restarted(tmp_path, capsys):
+    """An unreadable record, a stop before the first checkpoint, a failed start with other (mistaken) arguments: the
+    next command runs it again from nothing, instead of refusing it for ever."""
+    from hf_gpt1.tools.reproduce import run_state
+
+    run, folder = _planned(tmp_path)
+    assert run_state(run) == "new"
+    record = folder.parent / "seed-0.argv.json"
+    folder.mkdir(parents=True)
+    record.write_text('{"argv": ["--task", "rt')  # cut short
+    assert run_state(run) == "restart" and "unreadable" in capsys.readouterr().out
+    (folder / "hf_gpt1_run.json").write_text("{}")  # started, stopped before any checkpoint
+    record.write_text(json.dumps({"argv": ["--task", "rte"], "data_sha256": "a" * 64}))
+    assert run_state(run) == "restart"
+    record.write_text(json.dumps({"argv": ["--task", "rte", "--lerning_rate", "1"], "data_sha256": "a" * 64}))
+    assert run_state(run) == "restart"  # a failed attempt with a misspelt argument: nothing kept
+    (folder / "all_results.json").write_text("{}")
+    assert run_state(run) == "other"  # a finished run of other arguments: kept, never overwritten
+
+
+@pytest.mark.parametrize(
+    ("argv", "problem"),
+    [
+        (["--seeds", "0,0,1"], "--seeds: 0 given twice"),
+        (["--tasks", "rte,rte"], "--tasks: rte given twice"),
+        (["--devices", "cuda:3"], "--devices cuda:3: this machine has"),
+        (["--devices", "7"], "--devices 7: this machine has"),
+        (["--tasks", "my_task.yaml"], "--tasks my_task.yaml: reproduce runs the paper's tasks by name"),
+    ],
+)
+def test_queue_arguments_are_checked_before_any_run(argv, problem, tmp_path, capsys):
+    with pytest.raises(SystemExit) as refused:
+        main(["run", "--output_dir", str(tmp_path / "out"), *argv])
+    assert refused.value.code == 2 and problem in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_misspelt_argument_file_is_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["run", str(tmp_path / "reproduce.yml"), "--output_dir", str(tmp_path / "out")])
+    assert (
+        "argument file" in capsys.readouterr().err and "does not exist" in capsys.readouterr().err + "does not exist"
+    )
+
+
+def test_a_second_driver_on_the_same_folder_is_refused(tmp_path):
+    from hf_gpt1.tools.reproduce import driver_lock
+
+    with driver_lock(tmp_path), pytest.raises(ValueError, match=r"in use by another hf-gpt1 reproduce run \(pid \d+"):
+        with driver_lock(tmp_path):
+            pass
+    with driver_lock(tmp_path):  # released
+        pass
+
+
+def test_a_run_that_breaks_the_queue_is_a_failure_not_silence(tmp_path, monkeypatch):
+    from hf_gpt1.tools import reproduce
+
+    run, _ = _planned(tmp_path)
+
+    def broken(*args, **kwargs):
+        raise json.JSONDecodeError("Expecting value", "", 0)
+
+    monkeypatch.setattr(reproduce, "_run_one", broken)
+    outcome = reproduce.execute([run, run], tmp_path)
+    assert len(outcome["failed"]) == 2 and "JSONDecodeError" in outcome["failed"][0]["error"]
