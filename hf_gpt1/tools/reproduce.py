@@ -47,7 +47,7 @@ from ..data.tasks import TaskSpec, get_task
 from ..training.cli import ARGUMENT_FILE_SUFFIXES, argument_file_argv
 from ..training.output_dir import RUN_FILE
 from .paper_results import CONDITIONS, PAPER_RESULTS, TABLE5_TASKS
-from .reproduce_report import pack_glue_submission, write_report
+from .reproduce_report import PLAN_FILE, RECORD_SUFFIX, pack_glue_submission, write_report
 
 __all__ = ["PlannedRun", "TaskData", "execute", "main", "plan_runs", "resolve_data", "resolve_model", "run_state"]
 
@@ -171,7 +171,6 @@ def _data_lines(
 
 # ------------------------------------------------------------------------------------------------ running the matrix
 
-RECORD_SUFFIX = ".argv.json"  # beside each run folder (the recipe wants its folder to itself): what it was given
 FAILURES_FILE = "failures.json"
 PAPER_BATCH = 32  # the fine-tuning batch of the paper (section 4.1); each run is one process
 # The runs' arguments that reproduce sets itself, and how to ask for them; given as other arguments, they would
@@ -193,7 +192,7 @@ CONDITION_FLAGS = {"full": [], "no_pretraining": ["--from_scratch", "true"], "no
 @dataclass(frozen=True)
 class PlannedRun:
     """One fine-tuning run of the matrix: `hf-gpt1 <recipe> <argv>` writing `folder`, on data whose rows digest to
-    `data_sha256` (when resolved)."""
+    `data_sha256` (when resolved), from `model`."""
 
     task: str
     condition: str
@@ -202,6 +201,7 @@ class PlannedRun:
     folder: Path
     argv: tuple[str, ...]
     data_sha256: str | None = None
+    model: str | None = None  # the model as pinned (`openai-community/openai-gpt@<commit>`, or a local folder)
 
 
 def batch_flags(extra: Sequence[str]) -> list[str]:
@@ -379,11 +379,21 @@ def _run_one(
         print(f"{where}: stopped", flush=True)
         return None, None
     if returncode == 0:
+        _write_evidence(run)
         return "ran", str(run.folder)
     lines = [line for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
     error = next((line for line in reversed(lines) if line.startswith("error:")), lines[-1] if lines else "")
     print(f"{where}: failed: {error} (the queue goes on; its console: {log})", flush=True)
     return "failed", {"folder": str(run.folder), "error": error, "log": str(log)}
+
+
+def _write_evidence(run: PlannedRun) -> None:
+    """The finished run's record, written whole: its arguments, the model and rows it was planned on, and the
+    digests of the input files it read (its own record of them: `hf_gpt1_run.json`)."""
+    identity = json.loads((run.folder / RUN_FILE).read_text())
+    record = {"argv": list(run.argv), "data_sha256": run.data_sha256, "model": run.model,
+              "inputs": identity.get("inputs", {}), "finished": True}  # fmt: skip
+    write_json_atomic(_record_path(run), record)
 
 
 def _record_failures(output_dir: str | Path, failed: list) -> None:
@@ -485,13 +495,17 @@ def main(argv: Sequence[str] | None = None) -> dict:
     digests = {name: rows_digest(rows) for name, rows in splits.items()}
     planned = plan_runs(data, conditions, seeds, args.output_dir, model_path, extra)
     runs = [
-        replace(run, data_sha256=digests[run.task])
+        replace(run, data_sha256=digests[run.task], model=model_label)
         for run in planned
         if run.condition == "full" or run.task in TABLE5_TASKS
     ]
     if args.action == "plan":
         return _print_plan(data, splits, digests, runs, model_path, extra, args.output_dir)
     with driver_lock(args.output_dir):
+        plan = {"model": model_label, "data": digests, "runs": [
+            {"task": run.task, "condition": run.condition, "seed": run.seed, "argv": list(run.argv)} for run in runs
+        ]}  # fmt: skip
+        write_json_atomic(Path(args.output_dir) / PLAN_FILE, plan)  # what the report counts runs against
         outcome = execute(runs, args.output_dir, devices)
     rows, averages, text = write_report(args.output_dir, tables, args.glue_test_results)
     print(text, end="")

@@ -16,16 +16,22 @@ import re
 import statistics
 import zipfile
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..data.atomic import write_bytes_atomic, write_json_atomic, write_text_atomic
+from ..data.fingerprint import file_digest
 from ..data.tasks import get_task
 from .paper_results import CONDITIONS, PAPER_RESULTS, TABLE5_AVERAGES, TABLE5_TASKS, PaperResult
 
 __all__ = [
     "GLUE_SERVER_COLUMNS",
+    "RowRuns",
     "collect_runs",
+    "read_plan",
+    "run_evidence_problem",
+    "smoke_flags",
     "our_score",
     "pack_glue_submission",
     "read_glue_test_results",
@@ -34,6 +40,16 @@ __all__ = [
 ]
 
 RESULTS_FILE, REPORT_FILE = "results.json", "REPORT.md"
+PLAN_FILE = "plan.json"  # the last `reproduce run`'s plan: the model, the data digests, each run's arguments
+RECORD_SUFFIX = ".argv.json"  # beside each run folder (the recipe wants its folder to itself): what it was given
+# Run arguments that cut the paper's budget: a plan with them is a smoke run, whose rows are incomplete.
+SMOKE_FLAGS = (
+    "--max_train_samples",
+    "--max_eval_samples",
+    "--max_predict_samples",
+    "--max_steps",
+    "--num_train_epochs",
+)
 SUBMISSION_ZIP, SUBMISSION_RECORD = "glue_submission.zip", "glue_submission.json"
 # Datasets that are not the paper's any more: the Hub's QNLI is GLUE's revised version (2019).
 DATASET_CHANGED = {"qnli": "dataset changed since the paper (GLUE's revised QNLI)"}
@@ -61,16 +77,88 @@ GLUE_SUBMISSION_FILES = {
 }  # fmt: skip
 
 
-def collect_runs(output_dir: str | Path) -> dict[tuple[str, str], dict[int, dict[str, Any]]]:
-    """`{(task, condition): {seed: all_results}}` for every finished run under `output_dir`."""
-    runs: dict[tuple[str, str], dict[int, dict[str, Any]]] = {}
-    for path in sorted(Path(output_dir).glob("*/*/seed-*/all_results.json")):
-        seed_dir = path.parent
-        task, condition = seed_dir.parent.parent.name, seed_dir.parent.name
-        if condition not in CONDITIONS or not seed_dir.name.removeprefix("seed-").isdigit():
-            continue
-        runs.setdefault((task, condition), {})[int(seed_dir.name.removeprefix("seed-"))] = json.loads(path.read_text())
-    return runs
+@dataclass
+class RowRuns:
+    """The runs of one (task, condition) as the plan asked for them: the planned seeds, the counted runs' results,
+    why each other planned seed is not counted, and the flags that make the plan a smoke run (a reduced budget)."""
+
+    planned: list[int] = field(default_factory=list)
+    counted: dict[int, dict[str, Any]] = field(default_factory=dict)
+    excluded: dict[int, str] = field(default_factory=dict)
+    smoke: list[str] = field(default_factory=list)
+
+
+def read_plan(output_dir: str | Path) -> dict[str, Any]:
+    """The plan the last `reproduce run` wrote (`plan.json`): the model it pinned, the data digests, every run's
+    arguments.
+
+    Raises:
+        `ValueError`: There is none: a table counts only runs of a plan.
+    """
+    path = Path(output_dir) / PLAN_FILE
+    try:
+        return json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(
+            f"{path}: no readable plan ({err.__class__.__name__}): the table counts only the runs of a plan; run "
+            "hf-gpt1 reproduce run with the reproduction's arguments (it writes the plan and reuses the finished runs "
+            "that match it)."
+        ) from None
+
+
+def collect_runs(output_dir: str | Path) -> dict[tuple[str, str], RowRuns]:
+    """Every planned run under `output_dir`, counted when its evidence matches the plan ([`run_evidence_problem`])."""
+    plan = read_plan(output_dir)
+    rows: dict[tuple[str, str], RowRuns] = {}
+    for planned in plan["runs"]:
+        row = rows.setdefault((planned["task"], planned["condition"]), RowRuns())
+        seed = planned["seed"]
+        row.planned.append(seed)
+        row.smoke = smoke_flags(planned["argv"])
+        folder = Path(output_dir) / planned["task"] / planned["condition"] / f"seed-{seed}"
+        problem = run_evidence_problem(folder, planned["argv"], plan["model"], plan["data"].get(planned["task"]))
+        if problem:
+            row.excluded[seed] = problem
+        else:
+            row.counted[seed] = json.loads((folder / "all_results.json").read_text())
+    return rows
+
+
+def smoke_flags(argv: Sequence[str]) -> list[str]:
+    """The arguments of `argv` that cut the paper's budget (fewer rows, steps or epochs): a smoke run's."""
+    flags = []
+    for flag, value in zip(argv, [*argv[1:], None]):
+        if flag in SMOKE_FLAGS and not (flag == "--num_train_epochs" and value is not None and float(value) == 3):
+            flags.append(f"{flag} {value}")
+    return flags
+
+
+def run_evidence_problem(folder: Path, argv: Sequence[str], model: str, data_sha256: str | None) -> str | None:
+    """Why the run in `folder` is not the planned run (other arguments, model, rows or inputs; not finished), or
+    None. The evidence is the run's record, written whole when it finished, and its inputs' digests now."""
+    results = folder / "all_results.json"
+    record_path = folder.parent / f"{folder.name}{RECORD_SUFFIX}"
+    if not results.is_file():
+        return "not finished (no all_results.json)" if folder.is_dir() else "not run"
+    try:
+        record = json.loads(record_path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return f"no readable record ({record_path.name}): run the command again to redo it"
+    if not isinstance(record, dict) or record.get("finished") is not True:
+        return "its record does not say it finished (written before evidence was kept, or killed while finishing)"
+    if list(record.get("argv", ())) != list(argv):
+        given = set(record.get("argv", ())) ^ set(argv)
+        return f"trained with other arguments ({', '.join(sorted(given)) or 'their order'} differ)"
+    if record.get("model") != model:
+        return f"trained from another model ({record.get('model')}, the plan: {model})"
+    read = json.loads(results.read_text()).get("data_sha256")  # the rows the run itself read
+    if data_sha256 is not None and read != data_sha256:
+        return f"trained on other rows (data digest {str(read)[:12]}, the plan: {data_sha256[:12]})"
+    for files in record.get("inputs", {}).values():
+        for path, digest in files.items():
+            if not Path(path).is_file() or file_digest(path) != digest:
+                return f"its input {path} changed (or went) since it ran"
+    return None
 
 
 def our_score(row: PaperResult, results: Mapping[str, Any]) -> tuple[float, str] | None:
@@ -136,31 +224,40 @@ def read_glue_test_results(path: str | Path) -> dict[str, dict[tuple[str, str], 
 
 
 def report_rows(
-    runs: Mapping[tuple[str, str], Mapping[int, Mapping[str, Any]]],
+    runs: Mapping[tuple[str, str], RowRuns],
     tables: Iterable[int] = (2, 3, 4, 5),
     test_server: Mapping[str, Mapping[tuple[str, str], float]] | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
     """The report: one row per published number of `tables` (`table`, `task`, `column`, `condition`, `metric`,
-    `split`, `paper`, `paper_split`, `source`, `seeds`, `median`, `test_server`, `like_for_like`, `delta`, `note`),
-    and Table 5's average per condition (`ours` over the medians of its eight tasks when all are there, `paper`, and
-    `test_server` over the server's scores when all are given). `test_server` is [`read_glue_test_results`]'s."""
+    `split`, `paper`, `paper_split`, `source`, `seeds` (the counted runs'), `planned_seeds`, `excluded` (seed: why),
+    `complete`, `median`, `test_server`, `like_for_like`, `delta`, `note`), and Table 5's average per condition
+    (`ours` over the medians of its eight tasks when all are complete, `paper`, and `test_server` over the server's
+    scores when all are given). A row is complete when every planned seed counted and the plan is not a smoke run;
+    only a complete row gets a Δ. `test_server` is [`read_glue_test_results`]'s."""
     rows = []
     for published in (r for r in PAPER_RESULTS if r.table in set(tables)):
+        row_runs = runs.get((published.task, published.condition), RowRuns())
         seeds: dict[str, float] = {}  # by seed, as JSON keys
         split = None
-        for seed, results in sorted(runs.get((published.task, published.condition), {}).items()):
+        for seed, results in sorted(row_runs.counted.items()):
             scored = our_score(published, results)
             if scored is not None:
                 seeds[str(seed)], split = round(scored[0], 2), scored[1]
+        planned = len(row_runs.planned)
+        complete = planned > 0 and len(seeds) == planned and not row_runs.smoke
         server = _server_score(published, (test_server or {}).get(published.condition, {}))
         median = round(statistics.median(seeds.values()), 2) if seeds else None
         if published.split == "glue_test_server":
             same_split, ours = server is not None, server
             note = "" if server is not None else GLUE_DEV_NOTE
         else:
-            same_split, ours = split is not None and split.startswith("test"), median
+            same_split, ours = split is not None and split.startswith("test") and complete, median
             note = ""
         note = DATASET_CHANGED.get(published.task) or note
+        if planned and not complete:
+            budget = f"smoke budget ({', '.join(row_runs.smoke)})" if row_runs.smoke else ""
+            missing = f"{len(seeds)} of {planned} seeds" if len(seeds) < planned else ""
+            note = "; ".join(filter(None, ["incomplete: " + ", ".join(filter(None, (missing, budget))), note]))
         like = same_split and published.task not in DATASET_CHANGED
         rows.append(
             {
@@ -174,6 +271,9 @@ def report_rows(
                 "paper_split": published.split,
                 "source": published.source,
                 "seeds": seeds,
+                "planned_seeds": planned,
+                "excluded": {str(seed): why for seed, why in sorted(row_runs.excluded.items())},
+                "complete": complete,
                 "median": median,
                 "test_server": server,
                 "like_for_like": like,
@@ -185,11 +285,12 @@ def report_rows(
     if 5 in set(tables):
         for condition, paper in TABLE5_AVERAGES.items():
             table5 = {r["task"]: r for r in rows if r["table"] == 5 and r["condition"] == condition}
+            complete = {task: {"median": r["median"] if r["complete"] else None} for task, r in table5.items()}
             averages[condition] = {
                 "paper": paper,
-                "ours": _mean_of(table5, "median"),
+                "ours": _mean_of(complete, "median"),
                 "test_server": _mean_of(table5, "test_server"),
-                "tasks": len([t for t in TABLE5_TASKS if table5.get(t, {}).get("median") is not None]),
+                "tasks": len([t for t in TABLE5_TASKS if complete.get(t, {}).get("median") is not None]),
             }
     return rows, averages
 
@@ -208,13 +309,20 @@ def _mean_of(rows: Mapping[str, Mapping[str, Any]], key: str) -> float | None:
     return round(statistics.mean(values), 2) if None not in values else None
 
 
-def _markdown(rows: Sequence[Mapping[str, Any]], averages: Mapping[str, Mapping[str, Any]]) -> str:
+def _markdown(
+    rows: Sequence[Mapping[str, Any]], averages: Mapping[str, Mapping[str, Any]], plan: Mapping[str, Any]
+) -> str:
+    data = ", ".join(f"{task} {digest[:12]}" for task, digest in sorted(plan["data"].items()) if digest)
     lines = [
         "# GPT-1, Tables 2–5: the paper beside this reproduction",
         "",
-        "Paper: Radford et al. 2018, the PDF's tables (source column). Ours: the median over seeds, in the paper's "
-        "units; test server: the GLUE server's score of the submission (--glue_test_results). Δ only where the split "
-        "and the dataset are the paper's.",
+        "Paper: Radford et al. 2018, the PDF's tables (source column). Ours: the median over the counted seeds, in "
+        "the paper's units; test server: the GLUE server's score of the submission (--glue_test_results). Δ only "
+        "where the split and the dataset are the paper's and the row is complete (every planned seed, the full "
+        "budget).",
+        "",
+        f"Model: {plan['model']}. Data (SHA-256 of each task's rows): {data or '—'}. A run counts only when its "
+        "record matches this plan (arguments, model, rows, unchanged inputs).",
         "",
         "| table | column | condition | paper | ours (median) | seeds | split | test server | Δ | note |",
         "|---|---|---|---:|---:|---|---|---:|---:|---|",
@@ -225,6 +333,8 @@ def _markdown(rows: Sequence[Mapping[str, Any]], averages: Mapping[str, Mapping[
 
     for r in rows:
         seeds = " ".join(f"{v:.1f}" for v in r["seeds"].values()) or "—"
+        if r["planned_seeds"]:
+            seeds += f" ({len(r['seeds'])} of {r['planned_seeds']})"
         delta = "" if r["delta"] is None else f"{r['delta']:+.1f}"
         server = number(r["test_server"]) if r["paper_split"] == "glue_test_server" else ""
         lines.append(
@@ -239,6 +349,14 @@ def _markdown(rows: Sequence[Mapping[str, Any]], averages: Mapping[str, Mapping[
                 f"| {condition} | {a['paper']:.1f} | {number(a['ours'])} | {number(a['test_server'])} | "
                 f"{a['tasks']} of 8 |"
             )
+    excluded = [(r, seed, why) for r in rows for seed, why in r["excluded"].items()]
+    if excluded:
+        lines += ["", "Runs not counted:", ""]
+        seen = set()
+        for r, seed, why in excluded:
+            if (r["task"], r["condition"], seed) not in seen:
+                seen.add((r["task"], r["condition"], seed))
+                lines.append(f"- {r['task']} {r['condition']} seed {seed}: {why}")
     return "\n".join(lines) + "\n"
 
 
@@ -249,9 +367,11 @@ def write_report(
     `results.json` and `REPORT.md` there (each whole or not at all), and returns the rows, the averages and the
     Markdown table."""
     server = read_glue_test_results(glue_test_results) if glue_test_results else None
+    plan = read_plan(output_dir)
     rows, averages = report_rows(collect_runs(output_dir), tables, server)
-    text = _markdown(rows, averages)
-    write_json_atomic(Path(output_dir) / RESULTS_FILE, {"rows": rows, "averages": averages})
+    text = _markdown(rows, averages, plan)
+    result = {"model": plan["model"], "data": plan["data"], "rows": rows, "averages": averages}
+    write_json_atomic(Path(output_dir) / RESULTS_FILE, result)
     write_text_atomic(Path(output_dir) / REPORT_FILE, text)
     return rows, averages, text
 
@@ -281,7 +401,7 @@ def pack_glue_submission(
     record: dict[str, Any] = {"condition": condition, "files": {}}
     chosen: dict[str, tuple[int, float | None]] = {}
     for task in dict.fromkeys(GLUE_SUBMISSION_FILES.values()):
-        by_seed = runs.get((task, condition), {})
+        by_seed = runs[(task, condition)].counted if (task, condition) in runs else {}
         if seed is not None:
             by_seed = {seed: by_seed[seed]} if seed in by_seed else {}
         if by_seed:

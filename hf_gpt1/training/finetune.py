@@ -29,6 +29,7 @@ from transformers import EvalPrediction, set_seed
 
 from ..data.atomic import write_json_atomic
 from ..data.files import check_unique_ids, load_task_splits, task_folder
+from ..data.fingerprint import rows_digest
 from ..data.metrics import baseline_name, load_metric, prediction_warnings, score_with_baselines
 from ..data.submissions import write_glue_submission, write_predictions
 from ..data.tasks import BUILTIN_TASKS, TaskSpec, get_task, task_to_dict
@@ -91,7 +92,7 @@ def run_finetuning(
     set_seed(args.seed)
 
     # data: the task's splits, checked, then the evaluation plan; the arguments are final from here on
-    raw, sources = _load_splits(spec, data_args, args)
+    raw, sources, data_sha256 = _load_splits(spec, data_args, args)
     eval_names = _eval_split_names(raw)
     args = final_arguments(args, **_evaluation_plan(args, spec, eval_names))
 
@@ -142,7 +143,7 @@ def run_finetuning(
             trainer.save_model()
 
         # validation metrics of the model in hand (logged when it was evaluated during training), test predictions
-        results: dict[str, Any] = {"task": spec.name}
+        results: dict[str, Any] = {"task": spec.name, "data_sha256": data_sha256}
         lines = []
         best = trainer.state.best_model_checkpoint if args.load_best_model_at_end else None
         if best is not None:
@@ -337,8 +338,10 @@ def _check_arguments(
 
 def _load_splits(
     spec: TaskSpec, data_args: DataArguments, args: GPT1TrainingArguments
-) -> tuple[datasets.DatasetDict, dict[str, str]]:
-    """The splits this run uses (train, validation, test as asked), each with the task's columns, and their sources."""
+) -> tuple[datasets.DatasetDict, dict[str, str], str]:
+    """The splits this run uses (train, validation, test as asked), each with the task's columns, their sources, and
+    the SHA-256 of every split's rows as read (`rows_digest`, what `hf-gpt1 reproduce` plans on): the run's record of
+    the data it was given."""
     flags = flags_of(data_args)
     with flags_for_inputs(flags):
         raw, sources = load_task_splits(
@@ -349,6 +352,7 @@ def _load_splits(
             test_file=data_args.test_file,
             story_cloze_protocol=data_args.story_cloze_protocol,
         )
+    digest = rows_digest(raw)
     sources = {split: in_flags(source, flags) for split, source in sources.items()}
     if not args.do_train:  # a prediction run
         raw.pop("train", None)
@@ -367,7 +371,7 @@ def _load_splits(
         )
     if not raw:
         raise ValueError("There is no data to train, evaluate or predict: give --train_file, --data_dir, ...")
-    return raw, sources
+    return raw, sources, digest
 
 
 # Under --torch_compile (and no --pad_to_multiple_of) batches are padded to the first of these that divides the longest

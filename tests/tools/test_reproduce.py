@@ -16,11 +16,32 @@ from hf_gpt1.tools.reproduce import main
 GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "reproduce_report.md"
 
 
-def _run(root: Path, task: str, condition: str, seed: int, **splits: dict[str, float]) -> None:
+MODEL, DATA = "openai-community/openai-gpt@0123abc", "d" * 64
+
+
+def _plan(root: Path, task: str, condition: str, seed: int) -> list[str]:
+    """Adds a run to the plan in `root/plan.json` (as `reproduce run` writes it); returns its arguments."""
+    path = root / "plan.json"
+    plan = json.loads(path.read_text()) if path.is_file() else {"model": MODEL, "data": {}, "runs": []}
+    argv = ["--task", task, "--seed", str(seed), "--condition-flags", condition]
+    plan["data"][task] = DATA
+    plan["runs"].append({"task": task, "condition": condition, "seed": seed, "argv": argv})
+    root.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(plan))
+    return argv
+
+
+def _run(root: Path, task: str, condition: str, seed: int, **splits: dict[str, float]) -> Path:
+    """A planned run that finished, with the evidence `reproduce run` keeps: its results (and the rows it read), and
+    its record, written when it finished."""
+    argv = _plan(root, task, condition, seed)
     folder = root / task / condition / f"seed-{seed}"
     folder.mkdir(parents=True)
     results = {split: {f"eval_{split}_{k}": v for k, v in metrics.items()} for split, metrics in splits.items()}
-    (folder / "all_results.json").write_text(json.dumps(results))
+    (folder / "all_results.json").write_text(json.dumps({**results, "data_sha256": DATA}))
+    record = {"argv": argv, "data_sha256": DATA, "model": MODEL, "inputs": {}, "finished": True}
+    (folder.parent / f"seed-{seed}.argv.json").write_text(json.dumps(record))
+    return folder
 
 
 @pytest.fixture
@@ -37,7 +58,7 @@ def runs(tmp_path) -> Path:
         _run(root, task, "full", 0, validation={metric: value})
     _run(root, "mnli", "full", 0, validation_matched={"accuracy": 0.81}, validation_mismatched={"accuracy": 0.80})
     _run(root, "rte", "no_aux_lm", 0, validation={"accuracy": 0.55})
-    (root / "rte" / "full" / "seed-3").mkdir()  # an unfinished run: no all_results.json, not counted
+    (root / "rte" / "full" / "seed-3").mkdir()  # an unfinished run, not planned: not counted
     return root
 
 
@@ -129,9 +150,7 @@ def _predicted(root: Path, task: str, seed: int, score: float, data_dir: Path) -
 
     spec = get_task(task)
     split = spec.eval_splits[0]
-    folder = root / task / "full" / f"seed-{seed}"
-    folder.mkdir(parents=True)
-    (folder / "all_results.json").write_text(json.dumps({split: {f"eval_{split}_{spec.main_metric}": score}}))
+    folder = _run(root, task, "full", seed, **{split: {spec.main_metric: score}})
     (folder / RUN_FILE).write_text(json.dumps({"data": {"data_dir": str(data_dir)}}))
     for test_split, name in spec.glue_tsv.submission_files.items():
         rows = load_glue_tsv(data_dir, spec, test_split)
@@ -428,3 +447,69 @@ def test_a_run_that_breaks_the_queue_is_a_failure_not_silence(tmp_path, monkeypa
     monkeypatch.setattr(reproduce, "_run_one", broken)
     outcome = reproduce.execute([run, run], tmp_path)
     assert len(outcome["failed"]) == 2 and "JSONDecodeError" in outcome["failed"][0]["error"]
+
+
+# ----------------------------------------------------------------------------------------- a row's evidence
+
+
+def test_each_row_counts_only_the_runs_of_its_plan_and_says_why_not(tmp_path):
+    """Runs that are not what the row says are listed as excluded with the reason, never averaged: a dev file
+    corrected after the run, another version of the rows, other arguments (1 epoch against 2), another model commit,
+    a seed killed before it finished. A row short of its planned seeds is incomplete and gets no Δ."""
+    from hf_gpt1.data.fingerprint import file_digest
+
+    root = tmp_path / "reproduce"
+    dev = tmp_path / "dev.tsv"
+    dev.write_text("the dev file\n")
+    for seed in range(6):
+        folder = _run(root, "snli", "full", seed, test={"accuracy": 0.80 + seed / 100})
+        record_path = folder.parent / f"seed-{seed}.argv.json"
+        record = json.loads(record_path.read_text())
+        if seed == 1:
+            record["inputs"] = {"--data_dir": {str(dev): file_digest(dev)}}
+        if seed == 2:
+            results = json.loads((folder / "all_results.json").read_text())
+            (folder / "all_results.json").write_text(json.dumps({**results, "data_sha256": "e" * 64}))
+        if seed == 3:
+            record["argv"] = [*record["argv"], "--num_train_epochs", "1"]
+        if seed == 4:
+            record["model"] = "openai-community/openai-gpt@fffffff"
+        record_path.write_text(json.dumps(record))
+    (root / "snli" / "full" / "seed-5" / "all_results.json").unlink()  # killed (out of memory) before it finished
+    dev.write_text("the dev file, corrected\n")
+    report = main(["report", "--output_dir", str(root), "--tables", "2"])
+    snli = next(r for r in report["rows"] if r["task"] == "snli")
+    assert snli["seeds"] == {"0": 80.0} and snli["planned_seeds"] == 6 and not snli["complete"]
+    assert snli["delta"] is None and not snli["like_for_like"] and snli["note"] == "incomplete: 1 of 6 seeds"
+    why = snli["excluded"]
+    assert why["1"].startswith(f"its input {dev} changed")
+    assert why["2"].startswith("trained on other rows (data digest eeeeeeeeeeee, the plan: dddddddddddd)")
+    assert why["3"] == "trained with other arguments (--num_train_epochs, 1 differ)"
+    assert why["4"].startswith("trained from another model (openai-community/openai-gpt@fffffff")
+    assert why["5"] == "not finished (no all_results.json)"
+    text = (root / "REPORT.md").read_text()
+    assert "Model: openai-community/openai-gpt@0123abc. Data (SHA-256 of each task's rows): snli dddddddddddd" in text
+    assert "| 80.0 (1 of 6) |" in text and "- snli full seed 5: not finished (no all_results.json)" in text
+    results = json.loads((root / "results.json").read_text())
+    assert results["model"] == MODEL and results["data"] == {"snli": DATA}
+
+
+def test_a_smoke_run_is_incomplete_and_gets_no_delta(tmp_path):
+    """--max_train_samples on the real test split: the row says so, with no Δ against the paper's number."""
+    root = tmp_path / "reproduce"
+    folder = _run(root, "snli", "full", 0, test={"accuracy": 0.5})
+    plan = json.loads((root / "plan.json").read_text())
+    plan["runs"][0]["argv"] += ["--max_train_samples", "48"]
+    (root / "plan.json").write_text(json.dumps(plan))
+    record_path = folder.parent / "seed-0.argv.json"
+    record_path.write_text(json.dumps({**json.loads(record_path.read_text()), "argv": plan["runs"][0]["argv"]}))
+    snli = next(r for r in main(["report", "--output_dir", str(root), "--tables", "2"])["rows"] if r["task"] == "snli")
+    assert snli["seeds"] == {"0": 50.0} and not snli["complete"] and snli["delta"] is None
+    assert snli["note"] == "incomplete: smoke budget (--max_train_samples 48)"
+
+
+def test_a_folder_without_a_plan_gives_no_table(tmp_path):
+    (tmp_path / "rte" / "full" / "seed-0").mkdir(parents=True)
+    (tmp_path / "rte" / "full" / "seed-0" / "all_results.json").write_text("{}")
+    with pytest.raises(ValueError, match=r"plan.json: no readable plan .* the table counts only the runs of a plan"):
+        main(["report", "--output_dir", str(tmp_path)])

@@ -138,9 +138,9 @@ def test_prefetch_then_plan_run_and_report_without_the_hub(hub, tmp_path):
     assert ran.returncode == 0, ran.stderr[-3000:] + ran.stdout[-3000:]
     assert "2 ran, 0 reused, 0 failed" in ran.stdout
     rows = {r["column"]: r for r in json.loads((out / "results.json").read_text())["rows"]}
-    for column in ("RACE-m", "RACE-h", "RACE", "Story Cloze"):
-        assert rows[column]["split"] == "test" and rows[column]["like_for_like"], rows[column]
-        assert rows[column]["delta"] == pytest.approx(rows[column]["median"] - rows[column]["paper"], abs=0.01)
+    for column in ("RACE-m", "RACE-h", "RACE", "Story Cloze"):  # the test splits, at a smoke budget: no Δ
+        assert rows[column]["split"] == "test" and rows[column]["seeds"] and not rows[column]["like_for_like"]
+        assert rows[column]["delta"] is None and rows[column]["note"].startswith("incomplete: smoke budget (--max_")
     record = json.loads((out / "race" / "full" / "seed-0.argv.json").read_text())
     assert str(Path(record["argv"][record["argv"].index("--model_name_or_path") + 1]).name) == sha  # pinned
 
@@ -158,5 +158,6 @@ def test_snli_from_its_hub_layout_scores_the_labelled_test_rows(hub, tmp_path):
     assert f"test ({scored} rows): accuracy" in log
     assert f"({SNLI_UNLABELLED_TEST_ROWS} rows without a gold label predicted, not scored)" in log
     snli = next(r for r in json.loads((out / "results.json").read_text())["rows"] if r["column"] == "SNLI")
-    assert snli["split"] == "test" and snli["like_for_like"] and len(snli["seeds"]) == 1
+    assert snli["split"] == "test" and len(snli["seeds"]) == 1  # counted: the rows it read are the plan's
+    assert not snli["like_for_like"] and "smoke budget" in snli["note"]  # a smoke run is no reproduction
     assert os.path.getsize(out / "snli" / "full" / "seed-0" / "snli_test_predictions.tsv") > 0
