@@ -41,7 +41,7 @@ from ..training.output_dir import RESULTS_FILE, RUN_FILE, TASK_FILE
 
 _PIPELINE_TAGS = {entry.model.__name__: entry.pipeline_tag for entry in HEADS if entry.pipeline_tag}
 
-__all__ = ["card_facts", "model_card", "push_finetuned"]
+__all__ = ["HUB_LICENSES", "card_facts", "check_license", "hub_snapshot", "model_card", "push_finetuned"]
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -74,8 +74,72 @@ def _eval_metrics(results: dict[str, Any]) -> tuple[dict[str, dict[str, float]],
     return scores, baselines
 
 
-# The licences of base models whose licence is known; a card on another base states none rather than guess.
+# The licences of base models whose licence is known; a card on another base states the licence its own card (in the
+# Hugging Face cache) states, else none rather than guess.
 BASE_LICENSES = {"openai-community/openai-gpt": "mit"}
+
+# The Hub's licence identifiers (huggingface/hub-docs, docs/hub/repositories-licenses.md, read 2026-11-26, and the
+# Llama licences added since); `other` needs a `license_name`.
+HUB_LICENSES = frozenset(
+    """
+    apache-2.0 mit openrail bigscience-openrail-m creativeml-openrail-m bigscience-bloom-rail-1.0 bigcode-openrail-m
+    afl-3.0 artistic-2.0 bsl-1.0 bsd bsd-2-clause bsd-3-clause bsd-3-clause-clear c-uda cc cc0-1.0 cc-by-2.0
+    cc-by-2.5 cc-by-3.0 cc-by-4.0 cc-by-sa-3.0 cc-by-sa-4.0 cc-by-nc-2.0 cc-by-nc-3.0 cc-by-nc-4.0 cc-by-nd-4.0
+    cc-by-nc-nd-3.0 cc-by-nc-nd-4.0 cc-by-nc-sa-2.0 cc-by-nc-sa-3.0 cc-by-nc-sa-4.0 cdla-sharing-1.0
+    cdla-permissive-1.0 cdla-permissive-2.0 wtfpl ecl-2.0 epl-1.0 epl-2.0 etalab-2.0 eupl-1.1 agpl-3.0 gfdl gpl
+    gpl-2.0 gpl-3.0 lgpl lgpl-2.1 lgpl-3.0 isc lppl-1.3c ms-pl mpl-2.0 odc-by odbl openrail++ osl-3.0 postgresql
+    ofl-1.1 ncsa unlicense zlib pddl lgpl-lr deepfloyd-if-license llama2 llama3 llama3.1 llama3.2 llama3.3 llama4
+    gemma unknown other
+""".split()
+)
+
+
+def check_license(license: str | None, license_name: str | None = None) -> None:
+    """Refuses, before anything is created on the Hub, a licence the Hub does not know (it would refuse the card only
+    after the repository exists).
+
+    Raises:
+        `ValueError`: Not a Hub licence identifier, or `other` without its name; the message names the fix.
+    """
+    if license is None:
+        if license_name is not None:
+            raise ValueError("--license_name names a licence of --license other: pass --license other too.")
+        return
+    if license not in HUB_LICENSES:
+        close = sorted(HUB_LICENSES, key=lambda known: -_overlap(known, license.lower()))[:3]
+        raise ValueError(
+            f"--license {license!r} is not a Hub licence identifier (did you mean {' or '.join(close)}?); for another "
+            "licence pass --license other --license_name <its name> and add its text as a LICENSE file."
+        )
+    if license == "other" and not license_name:
+        raise ValueError("--license other needs --license_name (the licence's name, as the Hub shows it).")
+
+
+def _overlap(a: str, b: str) -> int:
+    import difflib
+
+    return difflib.SequenceMatcher(None, a, b.replace(" ", "-")).find_longest_match(0, len(a), 0, len(b)).size
+
+
+def hub_snapshot(path: str | None) -> tuple[str, str] | None:
+    """`(repo_id, commit)` when `path` is a model folder of the Hugging Face cache
+    (`models--org--name/snapshots/<sha>`: what `hf-gpt1 reproduce` pins every run to), else None."""
+    if not path:
+        return None
+    parts = Path(path).parts
+    if len(parts) < 3 or parts[-2] != "snapshots" or not parts[-3].startswith("models--"):
+        return None
+    return parts[-3].removeprefix("models--").replace("--", "/"), parts[-1]
+
+
+def _snapshot_license(path: str) -> str | None:
+    """The licence a cached model's own card states (`license:` in its README's metadata), or None."""
+    card = Path(path) / "README.md"
+    if not card.is_file():
+        return None
+    with contextlib.suppress(Exception):  # a card that does not parse states nothing
+        return ModelCard.load(card).data.to_dict().get("license")
+    return None
 
 
 CARD_TEMPLATE = Path(__file__).with_name("model_card_template.md")
@@ -83,7 +147,11 @@ CARD_TEMPLATE = Path(__file__).with_name("model_card_template.md")
 
 
 def card_facts(
-    model_dir: str | os.PathLike, repo_id: str, base_model: str | None = None, license: str | None = None
+    model_dir: str | os.PathLike,
+    repo_id: str,
+    base_model: str | None = None,
+    license: str | None = None,
+    license_name: str | None = None,
 ) -> dict[str, Any]:
     """What the card of a fine-tuned model states, each fact read from the run's files: `card_data` (the Hub's
     metadata: pipeline tag, licence, base model, datasets, metrics, model-index) and the fields of
@@ -99,7 +167,9 @@ def card_facts(
         repo_id (`str`): The repository the card is for (used in the usage examples).
         base_model (`str`, *optional*): The pre-trained model; default: the run's `--model_name_or_path`.
         license (`str`, *optional*): The model's licence (a Hub licence identifier); default: the base model's where
-            it is known ([`BASE_LICENSES`]), else none is stated.
+            it is known ([`BASE_LICENSES`], or the card of a base model read from the Hugging Face cache), else none
+            is stated.
+        license_name (`str`, *optional*): The licence's name, with `license="other"`.
     """
     folder = Path(model_dir)
     config = _read_json(folder / "config.json")
@@ -107,6 +177,10 @@ def card_facts(
     results = _read_json(folder / RESULTS_FILE)
     data = run.get("data", {})
     base_model = base_model or run.get("model", {}).get("model_name_or_path")
+    snapshot = hub_snapshot(base_model)
+    if snapshot is not None:  # a Hub model read from the cache at a commit: the card names the Hub id
+        license = license or BASE_LICENSES.get(snapshot[0]) or _snapshot_license(base_model)
+        base_model = snapshot[0]
     task_name = results.get("task") or data.get("task")
     if (folder / TASK_FILE).is_file():  # a task its user registered: declared beside the model
         spec: TaskSpec | None = task_from_file(folder / TASK_FILE)
@@ -115,7 +189,7 @@ def card_facts(
     architecture = (config.get("architectures") or ["GPT1PreTrainedModel"])[0]
     pipeline_tag = _PIPELINE_TAGS.get(architecture)
     metrics, baselines = _eval_metrics(results)
-    hub_base = base_model if _is_hub_id(base_model, run) else None
+    hub_base = base_model if snapshot is not None or _is_hub_id(base_model, run) else None
 
     if data.get("data_dir"):
         source = f"the official GLUE TSV files (`{Path(data['data_dir']).name}/`)"
@@ -128,13 +202,14 @@ def card_facts(
         source = "not recorded"
     limits = [f"{key} = {data[key]}" for key in ("max_train_samples", "max_eval_samples") if data.get(key)]
 
-    dataset = spec.hub[0] if spec is not None and spec.hub is not None else (spec.name if spec else None)
+    from_hub = spec is not None and spec.hub is not None and source.startswith("the Hub")
+    dataset = spec.hub[0] if from_hub else (spec.name if spec else None)  # a Hub id only when the run read it
     eval_results = [
         EvalResult(
             task_type=pipeline_tag or "text-classification",
             dataset_type=dataset,
-            dataset_name=f"{spec.name} ({split})",
-            dataset_config=spec.hub[1] if spec.hub else None,
+            dataset_name=f"{spec.name} ({split})" if from_hub else f"{spec.name} ({split}, {source})",
+            dataset_config=spec.hub[1] if from_hub else None,
             dataset_split=split,
             metric_type=name,
             metric_value=round(float(value), 4),
@@ -148,8 +223,9 @@ def card_facts(
         library_name="transformers",
         pipeline_tag=pipeline_tag,
         license=license or BASE_LICENSES.get(hub_base),
+        license_name=license_name,
         base_model=hub_base,
-        datasets=[spec.hub[0]] if spec is not None and spec.hub is not None and source.startswith("the Hub") else None,
+        datasets=[spec.hub[0]] if from_hub else None,
         metrics=names or None,
         tags=["gpt1", "hf_gpt1", "custom_code"] + ([spec.name] if spec is not None else []),
         model_name=repo_id.split("/")[-1] if eval_results else None,
@@ -208,11 +284,15 @@ def _usage(pipeline_tag: str | None, repo_id: str, spec: TaskSpec | None) -> str
 
 
 def model_card(
-    model_dir: str | os.PathLike, repo_id: str, base_model: str | None = None, license: str | None = None
+    model_dir: str | os.PathLike,
+    repo_id: str,
+    base_model: str | None = None,
+    license: str | None = None,
+    license_name: str | None = None,
 ) -> str:
     """The README.md of a fine-tuned model: [`card_facts`] rendered into [`CARD_TEMPLATE`] by huggingface_hub's
     `ModelCard.from_template`."""
-    facts = card_facts(model_dir, repo_id, base_model, license)
+    facts = card_facts(model_dir, repo_id, base_model, license, license_name)
     return str(ModelCard.from_template(facts.pop("card_data"), template_path=CARD_TEMPLATE, **facts))
 
 
@@ -222,6 +302,7 @@ def push_finetuned(
     *,
     base_model: str | None = None,
     license: str | None = None,
+    license_name: str | None = None,
     private: bool | None = None,
     token: str | None = None,
     endpoint: str | None = None,
@@ -238,7 +319,9 @@ def push_finetuned(
         output_dir (`str` or `os.PathLike`): The recipe's output folder (model, tokenizer, results).
         repo_id (`str`): `namespace/name` of the Hub repository (created when absent).
         base_model (`str`, *optional*): The pre-trained model, for the card; default: the run's.
-        license (`str`, *optional*): The model's licence, for the card ([`card_facts`]).
+        license (`str`, *optional*): The model's licence, for the card ([`card_facts`]): a Hub licence identifier
+            ([`HUB_LICENSES`]), checked before anything is created.
+        license_name (`str`, *optional*): The licence's name, with `license="other"`.
         private (`bool`, *optional*): Visibility of a newly created repository.
         token (`str`, *optional*): A write token; default: the logged-in one.
         endpoint (`str`, *optional*): Hub endpoint; default: `HF_ENDPOINT` or huggingface.co.
@@ -251,12 +334,14 @@ def push_finetuned(
         `ValueError`: The folder holds no GPT-1 model, or its tokenizer lacks the GPT-1 special tokens (the pushed
             model could then not build its inputs).
     """
+    check_license(license, license_name)
     folder = Path(output_dir)
     _refuse_unfinished(folder)
     config = AutoConfig.from_pretrained(folder)
     architecture = (getattr(config, "architectures", None) or [None])[0]
     if config.model_type != "gpt1" or architecture not in _PIPELINE_TAGS:
         raise ValueError(f"{folder} holds no hf_gpt1 model (model_type {config.model_type!r}, {architecture}).")
+    _refuse_another_task(folder, config)
     model = getattr(modeling_gpt1, architecture).from_pretrained(folder)
     tokenizer = load_gpt1_tokenizer(folder)
     gpt1_special_token_ids(tokenizer, model.config)
@@ -271,7 +356,7 @@ def push_finetuned(
         if (folder / RESULTS_FILE).is_file():
             results = _without_local_paths(_read_json(folder / RESULTS_FILE), folder)
             Path(staging, RESULTS_FILE).write_text(json.dumps(results, indent=2, sort_keys=True), encoding="utf-8")
-        card = model_card(folder, repo_id, base_model=base_model, license=license)
+        card = model_card(folder, repo_id, base_model=base_model, license=license, license_name=license_name)
         Path(staging, "README.md").write_text(card, encoding="utf-8")
         _refuse_leaks(Path(staging), folder)
 
@@ -295,6 +380,23 @@ def _refuse_unfinished(folder: Path) -> None:
         )
     if not (folder / "config.json").is_file():
         raise ValueError(f"{folder} holds no saved model (no config.json): give the output folder of a finished run.")
+
+
+def _refuse_another_task(folder: Path, config) -> None:
+    """A `task.json` that does not describe the task the model was fine-tuned on (replaced after the run) would give
+    the card another task and format: refused, naming both."""
+    if not (folder / TASK_FILE).is_file():
+        return
+    spec = task_from_file(folder / TASK_FILE)
+    fine_tuned = (getattr(config, "finetuned_task", None), getattr(config, "input_format", None))
+    labels = {int(k): v for k, v in (config.id2label or {}).items()}
+    same = (spec.name, spec.format) == fine_tuned and (spec.id2label is None or spec.id2label == labels)
+    if not same:
+        raise ValueError(
+            f"{folder / TASK_FILE} describes task {spec.name!r} ({spec.format}, labels {spec.id2label}), but the "
+            f"model was fine-tuned on {fine_tuned[0]!r} ({fine_tuned[1]}, labels {labels}): restore the run's "
+            "task.json (the one it wrote), then push."
+        )
 
 
 def _without_local_paths(value: Any, folder: Path) -> Any:
@@ -347,6 +449,7 @@ class PushArguments:
         default=None,
         metadata={"help": "The model's licence, a Hub identifier (apache-2.0, mit, ...); default: the base model's."},
     )
+    license_name: str | None = field(default=None, metadata={"help": "With --license other: the licence's name."})
     private: bool = field(default=False, metadata={"help": "Create the repository private."})
 
 
@@ -363,7 +466,12 @@ def main(argv: list[str] | None = None) -> str:
     named = [word for flag, value in zip(("--output_dir", "--repo_id"), argv[:words]) for word in (flag, value)]
     (args,) = parse_recipe_args((PushArguments,), [*named, *argv[words:]], prog="hf-gpt1 push")
     url = push_finetuned(
-        args.output_dir, args.repo_id, base_model=args.base_model, license=args.license, private=args.private or None
+        args.output_dir,
+        args.repo_id,
+        base_model=args.base_model,
+        license=args.license,
+        license_name=args.license_name,
+        private=args.private or None,
     )
     print(f"Pushed {args.output_dir} to {args.repo_id}: {url}")
     return url

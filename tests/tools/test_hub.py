@@ -190,3 +190,81 @@ def test_the_card_states_facts_read_from_the_run_and_the_license_given(runs, mon
     monkeypatch.setattr(hub, "push_finetuned", lambda *args, **kwargs: given.update(kwargs) or "url")
     hub.main([str(runs / "stsb"), "me/gpt1-stsb", "--license", "cc-by-4.0"])
     assert given["license"] == "cc-by-4.0"
+
+
+# ------------------------------------------------------------------------------------------- cards tell the truth
+
+
+def test_a_run_from_a_pinned_hub_snapshot_names_its_base_model_and_licence(runs, tmp_path):
+    """`hf-gpt1 reproduce` runs read `openai-community/openai-gpt` from the cache at a commit: the card names the Hub
+    model (and its licence), not "a local checkpoint"; another cached model's licence comes from its own card."""
+    import shutil
+
+    from hf_gpt1.tools.hub import hub_snapshot
+
+    run_dir = tmp_path / "run"
+    shutil.copytree(runs / "stsb", run_dir)
+    snapshot = tmp_path / "hub" / "models--openai-community--openai-gpt" / "snapshots" / ("a" * 40)
+    snapshot.mkdir(parents=True)
+    assert hub_snapshot(str(snapshot)) == ("openai-community/openai-gpt", "a" * 40)
+    run = json.loads((run_dir / RUN_FILE).read_text())
+    run["model"]["model_name_or_path"] = str(snapshot)
+    run["inputs"] = {"--model_name_or_path": {str(snapshot / "config.json"): "0" * 64}}  # read locally, from the cache
+    (run_dir / RUN_FILE).write_text(json.dumps(run))
+    front = model_card(run_dir, "me/gpt1-stsb").split("---\n")[1]
+    assert "base_model: openai-community/openai-gpt" in front and "license: mit" in front
+    other = tmp_path / "hub" / "models--someone--gpt1-books" / "snapshots" / ("b" * 40)
+    other.mkdir(parents=True)
+    (other / "README.md").write_text("---\nlicense: cc-by-4.0\n---\n# a card\n")
+    run["model"]["model_name_or_path"] = str(other)
+    (run_dir / RUN_FILE).write_text(json.dumps(run))
+    front = model_card(run_dir, "me/gpt1-stsb").split("---\n")[1]
+    assert "base_model: someone/gpt1-books" in front and "license: cc-by-4.0" in front
+
+
+def test_the_model_index_names_a_hub_dataset_only_when_the_run_read_it(runs, tmp_path):
+    import shutil
+
+    run_dir = tmp_path / "run"
+    shutil.copytree(runs / "stsb", run_dir)
+    run = json.loads((run_dir / RUN_FILE).read_text())
+    run["data"] = {"task": "stsb", "train_file": "mine/train.csv", "validation_file": "mine/dev.csv"}
+    (run_dir / RUN_FILE).write_text(json.dumps(run))
+    front = model_card(run_dir, "me/gpt1-stsb").split("---\n")[1]
+    assert "nyu-mll/glue" not in front and "type: stsb" in front  # the user's own CSVs: no Hub dataset claimed
+    run["data"] = {"task": "stsb"}  # read from the Hub copy
+    (run_dir / RUN_FILE).write_text(json.dumps(run))
+    front = model_card(run_dir, "me/gpt1-stsb").split("---\n")[1]
+    assert "type: nyu-mll/glue" in front and "- nyu-mll/glue" in front
+
+
+@pytest.mark.parametrize(
+    ("license", "name", "problem"),
+    [
+        ("Apache 2.0", None, r"--license 'Apache 2.0' is not a Hub licence identifier \(did you mean apache-2.0"),
+        ("other", None, "--license other needs --license_name"),
+        (None, "My licence", "--license_name names a licence of --license other"),
+    ],
+)
+def test_a_licence_the_hub_does_not_know_is_refused_before_anything_is_created(runs, license, name, problem):
+    with pytest.raises(ValueError, match=problem):
+        push_finetuned(
+            runs / "stsb", "me/gpt1-stsb", license=license, license_name=name, endpoint="http://127.0.0.1:9"
+        )
+
+
+def test_other_with_its_name_is_carried_on_the_card(runs):
+    front = model_card(runs / "stsb", "me/gpt1-stsb", license="other", license_name="my-licence").split("---\n")[1]
+    assert "license: other" in front and "license_name: my-licence" in front
+
+
+def test_push_refuses_a_task_file_that_is_not_the_models_task(runs, tmp_path):
+    import shutil
+
+    run_dir = tmp_path / "run"
+    shutil.copytree(runs / "stsb", run_dir)
+    (run_dir / "task.json").write_text(
+        json.dumps({"name": "mine", "format": "classification", "text_columns": ["text"], "label_names": ["a", "b"]})
+    )
+    with pytest.raises(ValueError, match=r"task.json describes task 'mine' \(classification.*fine-tuned on 'stsb'"):
+        push_finetuned(run_dir, "me/gpt1-stsb", endpoint="http://127.0.0.1:9")
