@@ -84,21 +84,22 @@ _RECORDED = ("hidden_states", "attentions")
 
 
 def leading_padding(attention_mask: torch.Tensor) -> torch.Tensor:
-    """Each row's padding before its first real token, `(..., 1)`, read on the device without a sync: the shift
-    [`rotate`] moves that padding after the real tokens by (an all-padding row gives 0)."""
+    """How many padding positions precede each row's first real token, `(..., 1)`, computed on the device (no sync):
+    the shift by which [`rotate`] moves that padding after the real tokens. An all-padding row gives 0."""
     # argmax returns the first maximum; argmax, not a cumulative product, so that both ONNX exporters can take it
     return (attention_mask != 0).int().argmax(-1, keepdim=True)
 
 
 def rotate(tensor: torch.Tensor, leading: torch.Tensor, inverse: bool = False) -> torch.Tensor:
-    """`tensor` (`(..., T)`, or `(..., T, C)`) with each row rotated left by
-    its `leading` positions ([`leading_padding`]: left padding goes last), or back (`inverse`). Right-padded and
-    unpadded rows are unchanged (a rotation by 0)."""
+    """`tensor` (`(..., T)` or `(..., T, C)`) with each row rotated left by its `leading` positions
+    ([`leading_padding`]: left padding goes last), or back (`inverse`); a rotation by 0 leaves a right-padded or
+    unpadded row unchanged."""
     channels = tensor.ndim > leading.ndim
     length = tensor.shape[-2] if channels else tensor.shape[-1]
     index = torch.arange(length, device=tensor.device) + (-leading if inverse else leading)  # (..., T)
-    index = torch.where(index >= length, index - length, torch.where(index < 0, index + length, index))  # no modulo:
-    if channels:  # ONNX export takes this
+    # wrapped around without a modulo, which the ONNX exporters take
+    index = torch.where(index >= length, index - length, torch.where(index < 0, index + length, index))
+    if channels:
         index = index[..., None].expand(*index.shape, tensor.shape[-1])
     return tensor.gather(leading.ndim - 1, index)
 
