@@ -43,7 +43,7 @@ def test_argument_files_and_overrides(tmp_path):
         ("empty.yaml", "", ValueError, "holds no arguments"),
         ("list.yaml", "- a\n- b\n", ValueError, "holds no arguments"),
         ("syntax.yaml", "name: x\nrate: [1, 2\n", ValueError, "syntax.yaml:3: not valid YAML"),
-        ("damaged.json", '{"rate": ', ValueError, "damaged.json: not valid JSON"),
+        ("damaged.json", '{"rate": ', ValueError, "damaged.json:1: not valid JSON"),
         ("absent.yaml", None, FileNotFoundError, "absent.yaml does not exist"),
     ],
 )
