@@ -41,13 +41,13 @@ import datasets
 
 from ..data.atomic import write_json_atomic
 from ..data.files import glue_file, load_task_splits
-from ..data.fingerprint import file_digest, rows_digest
+from ..data.fingerprint import rows_digest
 from ..data.hub_access import hub_access
 from ..data.tasks import TaskSpec, get_task
 from ..training.cli import ARGUMENT_FILE_SUFFIXES, argument_file_argv
 from ..training.output_dir import RUN_FILE
 from .paper_results import CONDITIONS, PAPER_RESULTS, TABLE5_TASKS
-from .reproduce_report import PLAN_FILE, RECORD_SUFFIX, pack_glue_submission, write_report
+from .reproduce_report import PLAN_FILE, RECORD_SUFFIX, changed_input, pack_glue_submission, write_report
 
 __all__ = ["PlannedRun", "TaskData", "execute", "main", "plan_runs", "resolve_data", "resolve_model", "run_state"]
 
@@ -277,11 +277,7 @@ def run_state(run: PlannedRun) -> str:
     if not finished:
         return "partial"
     identity = json.loads((run.folder / RUN_FILE).read_text())
-    for files in identity.get("inputs", {}).values():
-        for path, digest in files.items():
-            if not Path(path).is_file() or file_digest(path) != digest:
-                return "other"
-    return "done"
+    return "other" if changed_input(identity.get("inputs", {})) else "done"
 
 
 def _record_path(run: PlannedRun) -> Path:

@@ -28,6 +28,7 @@ from .paper_results import CONDITIONS, PAPER_RESULTS, TABLE5_AVERAGES, TABLE5_TA
 __all__ = [
     "GLUE_SERVER_COLUMNS",
     "RowRuns",
+    "changed_input",
     "collect_runs",
     "read_plan",
     "run_evidence_problem",
@@ -154,10 +155,16 @@ def run_evidence_problem(folder: Path, argv: Sequence[str], model: str, data_sha
     read = json.loads(results.read_text()).get("data_sha256")  # the rows the run itself read
     if data_sha256 is not None and read != data_sha256:
         return f"trained on other rows (data digest {str(read)[:12]}, the plan: {data_sha256[:12]})"
-    for files in record.get("inputs", {}).values():
+    changed = changed_input(record.get("inputs", {}))
+    return None if changed is None else f"its input {changed} changed (or went) since it ran"
+
+
+def changed_input(inputs: Mapping[str, Mapping[str, str]]) -> str | None:
+    """The first file of a run's recorded inputs (`{flag: {path: sha256}}`) that is gone or now differs, or None."""
+    for files in inputs.values():
         for path, digest in files.items():
             if not Path(path).is_file() or file_digest(path) != digest:
-                return f"its input {path} changed (or went) since it ran"
+                return path
     return None
 
 
