@@ -181,7 +181,11 @@ def test_list_fields_must_be_lists(field, tmp_path):
         task_from_file(path)
 
 
-def test_integer_labels_that_are_the_label_names_are_read_as_names(tmp_path):
+def test_integer_labels_that_are_the_label_names_are_read_as_names(tmp_path, monkeypatch):
+    from hf_gpt1.data import tasks
+
+    monkeypatch.setattr(tasks, "TASKS", dict(tasks.TASKS))  # the file registers its task: in copies of the registry
+    monkeypatch.setattr(tasks, "_BY_NAME", dict(tasks._BY_NAME))
     path = tmp_path / "task.json"
     path.write_text(json.dumps({"name": "stars", "format": "classification", "text_columns": ["text"],
                                 "label_names": ["1", "2", "3"]}))  # fmt: skip

@@ -258,8 +258,14 @@ def test_other_with_its_name_is_carried_on_the_card(runs):
     assert "license: other" in front and "license_name: my-licence" in front
 
 
-def test_push_refuses_a_task_file_that_is_not_the_models_task(runs, tmp_path):
+def test_push_refuses_a_task_file_that_is_not_the_models_task(runs, tmp_path, monkeypatch):
     import shutil
+
+    from hf_gpt1.data import tasks
+
+    # reading the task file registers it: in copies of the registry, so no other test sees the task
+    monkeypatch.setattr(tasks, "TASKS", dict(tasks.TASKS))
+    monkeypatch.setattr(tasks, "_BY_NAME", dict(tasks._BY_NAME))
 
     run_dir = tmp_path / "run"
     shutil.copytree(runs / "stsb", run_dir)
