@@ -879,7 +879,7 @@ class GPT1ForSequenceClassification(_GPT1FineTuningBase):
             return F.mse_loss(logits.squeeze(-1).float(), labels.float())
         if problem_type == "single_label_classification":
             _check_class_ids(labels, self.num_labels, "class ids", "; check the label column or config.num_labels")
-            return F.cross_entropy(logits.float(), labels.long(), label_smoothing=self.config.clf_label_smoothing)
+            return _cross_entropy_l2(logits, labels, self.config)
         if labels.shape != logits.shape:
             raise ValueError(
                 f"Multi-label classification needs labels of shape {tuple(logits.shape)} (one 0/1 per class), got "
@@ -935,8 +935,13 @@ class GPT1ForMultipleChoice(_GPT1FineTuningBase):
         clf_loss = None
         if labels is not None:
             _check_class_ids(labels, logits.shape[-1], "choice indices")
-            clf_loss = F.cross_entropy(logits.float(), labels.long(), label_smoothing=self.config.clf_label_smoothing)
+            clf_loss = _cross_entropy_l2(logits, labels, self.config)
         return self._objective(outputs, logits, clf_loss, input_ids, attention_mask, lm_labels)
+
+
+def _cross_entropy_l2(logits: torch.Tensor, labels: torch.Tensor, config: GPT1Config) -> torch.Tensor:
+    """L2 of class ids or choice indices: cross-entropy in fp32, with `config.clf_label_smoothing`."""
+    return F.cross_entropy(logits.float(), labels.long(), label_smoothing=config.clf_label_smoothing)
 
 
 @dataclass(frozen=True)

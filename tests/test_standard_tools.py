@@ -163,21 +163,9 @@ def test_help_shows_only_real_flags_each_with_its_own_text(capsys):
         glue(["--help"])
     text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
     assert "--task TASK Task name from hf_gpt1.data.tasks" in text and "(required)" in text
-    assert "--keep_checkpoints" not in text  # internal state, not a flag
     assert "--gradient_checkpointing" not in text and "Deprecated" not in text  # transformers' deprecated alias
     assert "--activation_checkpointing" in text
     assert "--no-original-embedding-table The same as --original_embedding_table false." in text
-
-
-def test_save_total_limit_is_not_an_internal_flag():
-    from hf_gpt1.training.arguments import GPT1TrainingArguments
-    from hf_gpt1.training.cli import parse_recipe_args
-
-    assert "keep_checkpoints" not in {f.name for f in __import__("dataclasses").fields(GPT1TrainingArguments)}
-    with pytest.raises(ValueError, match=r"Unknown argument\(s\) .*--keep_checkpoints"):
-        parse_recipe_args((GPT1TrainingArguments,), ["--output_dir", "x", "--keep_checkpoints", "2"])
-    (args,) = parse_recipe_args((GPT1TrainingArguments,), ["--output_dir", "x", "--save_total_limit", "2"])
-    assert args.keep_checkpoints == 2 and args.save_total_limit is None  # applied by hf_gpt1, after the marker
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,8 @@ files are laid out. Recipes, pipelines and the zero-shot code read this table in
 and writing the files themselves is `hf_gpt1.data.files`' and `hf_gpt1.data.submissions`' job.
 
 Column names are the Hugging Face Hub names (`nyu-mll/glue` etc.), so a Hub dataset and a GLUE folder feed the same
-code. This module imports nothing but the standard library (and `hf_gpt1.formats`, which imports nothing else).
+code. This module imports nothing but the standard library (and hf_gpt1's `formats`, `data.scores` and
+`data.strict_files`, which import no more).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..formats import INPUT_FORMATS, InputFormat, input_format
+from .scores import METRIC_OUTPUTS, SCORES
 from .strict_files import load_strict
 
 __all__ = [
@@ -39,24 +41,6 @@ __all__ = [
     "task_from_file",
     "task_to_dict",
 ]
-
-METRIC_OUTPUTS: dict[str, tuple[str, ...]] = {
-    # by kind, for any task
-    "accuracy": ("accuracy",),
-    "accuracy_f1": ("accuracy", "f1"),
-    "matthews_correlation": ("matthews_correlation",),
-    "pearson_spearmanr": ("pearson", "spearmanr"),
-    # GLUE's own configs (those of the `glue` metric on the Hub), by task
-    "cola": ("matthews_correlation",),
-    "ax": ("matthews_correlation",),
-    "stsb": ("pearson", "spearmanr"),
-    "mrpc": ("accuracy", "f1"),
-    "qqp": ("accuracy", "f1"),
-    **dict.fromkeys(("sst2", "mnli", "mnli_matched", "mnli_mismatched", "qnli", "rte", "wnli", "hans"), ("accuracy",)),
-}
-"""The configs of the local metric module (`hf_gpt1/data/metrics/glue`, which reads this table) and the scores each
-returns: where a task's `metric_config` and `main_metric` are checked when it is declared, and what the module
-computes."""
 
 FORMATS: tuple[str, ...] = tuple(INPUT_FORMATS)
 """The names of the paper's input transforms ([`~hf_gpt1.formats.INPUT_FORMATS`], where each is declared)."""
@@ -207,6 +191,11 @@ class TaskSpec:
                 f"use one of {list(METRIC_OUTPUTS)}."
             )
         scores = METRIC_OUTPUTS.get(self.metric_config, ())
+        if unknown := [score for score in scores if score not in SCORES]:
+            raise ValueError(
+                f"Task {self.name!r}: metric_config {self.metric_config!r} gives {unknown}, which hf_gpt1.data.scores."
+                "SCORES does not declare (its direction and baseline): add an entry for each."
+            )
         if (self.main_metric is None) != (self.metric_config is None) or (
             self.main_metric is not None and self.main_metric not in scores
         ):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,9 +20,9 @@ import torch
 from huggingface_hub.errors import StrictDataclassClassValidationError
 from transformers import TrainingArguments
 from transformers.integrations import get_available_reporting_integrations
-from transformers.utils import is_torch_tf32_available
 
 from ..configuration_gpt1 import GPT1Config
+from . import launch
 
 __all__ = [
     "ArgumentProblems",
@@ -112,8 +111,19 @@ class RecipeTrainingArguments(TrainingArguments):
     )
     do_train: bool = field(default=True, metadata={"help": "Train (false: evaluate/predict a trained model only)."})
     tf32: bool | None = field(
-        default=None,
+        default_factory=launch.tf32_default,
         metadata={"help": "CUDA fp32 matmuls in TF32 (default: on with a CUDA GPU; --tf32 false keeps full fp32)."},
+    )
+    use_cpu: bool = field(
+        default_factory=launch.cpu_only,
+        metadata={"help": "Train on the CPU (default: true on a machine without an accelerator)."},
+    )
+    accelerator_config: dict | str | None = field(
+        default_factory=launch.accelerator_config_default,
+        metadata={
+            "help": "Accelerate's AcceleratorConfig, a dict or a JSON file (default on a CUDA GPU: non-blocking batch "
+            "copies)."
+        },
     )
     log_level_replica: str = field(
         default="error", metadata={"help": "Log level of the processes other than the main one (they log once)."}
@@ -157,26 +167,6 @@ class RecipeTrainingArguments(TrainingArguments):
             )
         if problems:
             raise ArgumentProblems(problems)
-        if self.save_total_limit is not None:
-            # Trainer rotates inside its save, before `CheckpointCompletion` marks the new checkpoint complete: a kill
-            # in between would leave no complete checkpoint. So the limit is ours to apply, after the marker: kept as
-            # an attribute (not a field, so never a flag) that the checkpoint callback reads.
-            self.keep_checkpoints, self.save_total_limit = self.save_total_limit or None, None
-        # Without an accelerator, `use_cpu` is what makes three things work: Trainer refuses `--bf16` otherwise (and
-        # on CPUs with AMX bf16 is the fast path), only with it does Accelerate set up CPU distributed training
-        # (gloo) under `accelerate launch --multi_gpu` / `torchrun` (without it each process believes it is rank 0
-        # of 1 and trains alone on all the data), and data loaders do not ask for pinned memory.
-        if not torch.accelerator.is_available():
-            self.use_cpu = True
-        # Accelerate shards with FSDP on accelerators only: on the CPU it trains an FSDP launch as DDP (gloo). Loading
-        # follows, or transformers would load the weights for FSDP's rank-0 broadcast (meta tensors on the other
-        # ranks, which DDP cannot move). The start line says so (`results.launch_notes`).
-        self.fsdp_on_cpu = self.use_cpu and os.environ.get("ACCELERATE_USE_FSDP", "").lower() == "true"
-        if self.fsdp_on_cpu:
-            os.environ["ACCELERATE_USE_FSDP"] = "false"
-        if not self.use_cpu and torch.cuda.is_available():
-            self._cuda_defaults()
-        self.torch_compile = bool(self.torch_compile)  # None: the recipe's CUDA default did not apply
         super().__post_init__()
         missing = sorted(set(self.report_to) - set(get_available_reporting_integrations()))
         if missing:
@@ -184,14 +174,6 @@ class RecipeTrainingArguments(TrainingArguments):
                 f"--report_to {' '.join(missing)}: not installed here (pip install {' '.join(missing)}), or pass "
                 "--report_to none."
             )
-
-    def _cuda_defaults(self) -> None:
-        if self.tf32 is None and is_torch_tf32_available():
-            self.tf32 = True  # fp32 matmuls on Ampere or newer run on TF32 tensor cores unless --tf32 false
-        if self.accelerator_config is None:
-            # Batches come from pinned memory (`dataloader_pin_memory`); a blocking copy of each one to the GPU would
-            # wait for every kernel queued before it, so the host could never prepare a step while the GPU runs one.
-            self.accelerator_config = {"non_blocking": True}
 
 
 def check_planned_steps(args: RecipeTrainingArguments, train_dataset: Any) -> None:
@@ -231,13 +213,9 @@ def planned_updates(args: RecipeTrainingArguments, train_dataset: Any) -> int | 
 
 def final_arguments(args: RecipeTrainingArguments, **changes: Any) -> RecipeTrainingArguments:
     """`args` with what the run decided from its data (`changes`), built again with `dataclasses.replace`, so that
-    every check (ours and transformers' `TrainingArguments.__post_init__`) sees the values the run uses."""
-    if not changes:
-        return args
-    # the checkpoint limit was moved out of transformers' hands by the first check; it is given back to it
-    rebuilt = dataclasses.replace(args, save_total_limit=args.keep_checkpoints or 0, **changes)
-    rebuilt.fsdp_on_cpu = args.fsdp_on_cpu  # the launch's FSDP setting, turned off in the environment by the first
-    return rebuilt
+    every check (ours and transformers' `TrainingArguments.__post_init__`) sees the values the run uses. The only
+    place a run changes its arguments: every other field holds what was given (or its documented default)."""
+    return dataclasses.replace(args, **changes) if changes else args
 
 
 def plan_warmup(args: PretrainTrainingArguments, updates: int | None) -> tuple[list[str], dict[str, Any]]:
@@ -511,8 +489,6 @@ class PretrainDataArguments:
             )
         if self.max_eval_windows is not None and self.max_eval_windows < 0:
             raise ValueError(f"--max_eval_windows {self.max_eval_windows} must be >= 0 (0: every window).")
-        if self.max_eval_windows == 0:
-            self.max_eval_windows = None
         if self.preprocessing_num_workers is not None and self.preprocessing_num_workers < 1:
             raise ValueError(
                 f"--preprocessing_num_workers {self.preprocessing_num_workers} must be >= 1 (leave it out for one per "
@@ -558,8 +534,8 @@ class PretrainTrainingArguments(RecipeTrainingArguments):
             "a compiled model never recompiles mid-run."
         },
     )
-    torch_compile: bool | None = field(
-        default=None,
+    torch_compile: bool = field(
+        default_factory=launch.on_cuda,
         metadata={
             "help": "torch.compile the model (default: on with a CUDA GPU, off on the CPU). One-time cost: compiling "
             "the training step at the first step; evaluation runs uncompiled."
@@ -570,8 +546,3 @@ class PretrainTrainingArguments(RecipeTrainingArguments):
         if not 0 < self.warmup_cap <= 1:
             raise ValueError(f"--warmup_cap {self.warmup_cap} must be in (0, 1] (1: no cap).")
         super().__post_init__()
-
-    def _cuda_defaults(self) -> None:
-        super()._cuda_defaults()
-        if self.torch_compile is None:
-            self.torch_compile = True

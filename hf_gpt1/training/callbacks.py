@@ -172,7 +172,7 @@ class TimeEstimate(TrainerCallback):
 
 class CheckpointCompletion(TrainerCallback):
     """Marks each checkpoint complete once all its files are written (every process's, for sharded saves), then
-    deletes the checkpoints beyond `args.keep_checkpoints` (`--save_total_limit`): never the newest complete one, the
+    deletes the checkpoints beyond `args.save_total_limit`: never the newest complete one, the
     best one, or one newer than the newest complete one (`hf_gpt1.training.checkpoints`)."""
 
     def __init__(self):
@@ -183,8 +183,8 @@ class CheckpointCompletion(TrainerCallback):
         PartialState().wait_for_everyone()
         if args.should_save:
             mark_complete(folder, state.global_step, elapsed_s=time.time() - self.started)
-            limit = getattr(args, "keep_checkpoints", None)  # plain TrainingArguments: GPT1Trainer refuses a limit
-            rotate_checkpoints(folder.parent, limit, keep=state.best_model_checkpoint)
+            # 0 or None keeps every checkpoint
+            rotate_checkpoints(folder.parent, args.save_total_limit or None, keep=state.best_model_checkpoint)
 
 
 class GracefulStop(TrainerCallback):

@@ -88,6 +88,7 @@ def parse_recipe_args(
     usage = "%(prog)s [ARGS.yaml] [--help | --help_all] [--NAME VALUE ...]"
     parser = HfArgumentParser(dataclass_types, allow_abbrev=False, prog=prog, usage=usage)
     _tidy_help(parser, dataclass_types, hide_library=not help_all)
+    _factory_defaults(parser, dataclass_types)
     source, from_file = "command line", []
     if argv and argv[0].endswith(ARGUMENT_FILE_SUFFIXES):
         source = f"{argv[0]} or the command line"
@@ -189,6 +190,20 @@ def _tidy_help(parser: HfArgumentParser, dataclass_types: Sequence[type], hide_l
             action.help, action.default = f"{action.help or ''} (required)".strip(), argparse.SUPPRESS
     if hidden:
         parser.epilog = f"transformers' TrainingArguments take {len(hidden)} more arguments: --help_all lists them."
+
+
+def _factory_defaults(parser: HfArgumentParser, dataclass_types: Sequence[type]) -> None:
+    """A field whose default is computed (`default_factory`, such as `--use_cpu` from the machine) gets it when not
+    given: HfArgumentParser gives a bool field False instead."""
+    factories = {
+        field.name: field.default_factory
+        for cls in dataclass_types
+        for field in dataclasses.fields(cls)
+        if field.default_factory is not dataclasses.MISSING
+    }
+    for action in parser._actions:
+        if action.dest in factories and action.default is not argparse.SUPPRESS:
+            action.default = factories[action.dest]()
 
 
 class _Terminated(BaseException):

@@ -31,6 +31,7 @@ from ..data.atomic import write_json_atomic
 from ..data.files import check_unique_ids, load_task_splits, task_folder
 from ..data.fingerprint import rows_digest
 from ..data.metrics import baseline_name, load_metric, prediction_warnings, score_with_baselines
+from ..data.scores import SCORES
 from ..data.submissions import write_glue_submission, write_predictions
 from ..data.tasks import BUILTIN_TASKS, TaskSpec, get_task, task_to_dict
 from ..data.transforms import prepare_dataset, rows_to_truncate
@@ -50,10 +51,11 @@ from .arguments import (
 )
 from .checkpoints import check_model_path, load_checkpoint, load_config, model_hub_access, resume_checkpoint
 from .cli import flags_for_inputs, flags_of, in_flags
+from .launch import settle_launch
 from .memory import apply_memory_arguments
 from .output_dir import TASK_FILE, check_output_dir, claimed, run_identity
 from .precision import weights_dtype
-from .results import format_metrics, log_once, logged_metrics, print_start, save_results
+from .results import format_metrics, logged_metrics, print_start, save_results
 from .trainer import GPT1Trainer
 
 logger = logging.getLogger(__name__)
@@ -88,7 +90,7 @@ def run_finetuning(
     if args.process_index == 0:  # an unusable folder is refused before anything loads; it is claimed below
         check_output_dir(args.output_dir, identity, args.overwrite_output_dir, args.resume)
     _check_arguments(spec, model_args, data_args, args, recipe)
-    log_once(args)
+    notes = settle_launch(args)
     set_seed(args.seed)
 
     # data: the task's splits, checked, then the evaluation plan; the arguments are final from here on
@@ -136,7 +138,7 @@ def run_finetuning(
     with claimed(args, identity):
         if spec.name not in BUILTIN_TASKS and trainer.is_world_process_zero():  # later tools learn the task here
             write_json_atomic(Path(args.output_dir) / TASK_FILE, task_to_dict(spec))
-        print_start(trainer, title, _batch_note(args))
+        print_start(trainer, title, _batch_note(args), notes)
         train_result = None
         if args.do_train:
             train_result = trainer.train(resume_from_checkpoint=resume_checkpoint(args))
@@ -481,9 +483,9 @@ def _evaluation_plan(args: GPT1TrainingArguments, spec: TaskSpec, eval_names: li
                 f"{args.save_strategy.value} differs from --eval_strategy {args.eval_strategy.value}."
             )
         return {"load_best_model_at_end": False}  # the user chose other save points: keep the final model
-    # every task's main metric (accuracy, F1, correlations) grows with quality
     metric = f"eval_{eval_names[0]}_{spec.main_metric}"
-    return {"load_best_model_at_end": True, "metric_for_best_model": metric, "greater_is_better": True}
+    better = SCORES[spec.main_metric].greater_is_better  # the metric table's direction (an error: lower)
+    return {"load_best_model_at_end": True, "metric_for_best_model": metric, "greater_is_better": better}
 
 
 # ------------------------------------------------------------------------------------------------- data
@@ -572,16 +574,9 @@ def _metric_fn(spec: TaskSpec):
     metric = load_metric(spec)
 
     def compute(prediction: EvalPrediction) -> dict[str, float]:
+        # L2 alone is the head's `clf_loss`, which GPT1Trainer adds to every evaluation
         logits = prediction.predictions[0] if isinstance(prediction.predictions, tuple) else prediction.predictions
-        labels = prediction.label_ids
-        # L2 alone (Trainer's eval loss is L3 = L2 + λ·L1): the task's own loss, comparable across λ
-        logits_t, labels_t = torch.from_numpy(np.asarray(logits, dtype=np.float32)), torch.from_numpy(labels)
-        if spec.is_regression:
-            clf_loss = torch.nn.functional.mse_loss(logits_t.squeeze(-1), labels_t.float())
-        else:
-            clf_loss = torch.nn.functional.cross_entropy(logits_t, labels_t.long())
-        scores = score_with_baselines(metric, spec, _predictions(spec, logits), labels)
-        return {**scores, "clf_loss": clf_loss.item()}
+        return score_with_baselines(metric, spec, _predictions(spec, logits), prediction.label_ids)
 
     return compute
 

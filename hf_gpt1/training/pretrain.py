@@ -62,10 +62,11 @@ from .checkpoints import (
     resume_checkpoint,
 )
 from .cli import flags_for_inputs, flags_of
+from .launch import settle_launch
 from .memory import apply_memory_arguments
 from .output_dir import check_output_dir, check_recorded_digests, claimed, run_identity
 from .precision import weights_dtype
-from .results import log_once, logged_metrics, print_start, save_results
+from .results import logged_metrics, print_start, save_results
 from .trainer import PretrainTrainer
 
 __all__ = ["run_pretraining"]
@@ -88,7 +89,7 @@ def run_pretraining(
         check_output_dir(args.output_dir, identity, args.overwrite_output_dir, args.resume)
     if not args.do_train:
         raise ValueError("The pre-training recipe trains: --do_train false leaves it nothing to do.")
-    log_once(args)
+    notes = settle_launch(args)
     set_seed(args.seed)
 
     # data: the corpus's documents, held-out ones apart; local .txt / .jsonl files are read as a stream
@@ -137,12 +138,14 @@ def run_pretraining(
         else:
             if data_args.streaming:  # nothing written: the held-out windows scored are held in memory
                 train = stream_corpus(corpus.train, tokenizer, window)
-                all_evaluation = collect_windows(corpus.validation, tokenizer, window, data_args.max_eval_windows)
+                all_evaluation = collect_windows(
+                    corpus.validation, tokenizer, window, data_args.max_eval_windows or None
+                )
             else:
                 train = pack_corpus(corpus.train, tokenizer, window, workers)
                 all_evaluation = pack_corpus(corpus.validation, tokenizer, window, workers)
         train = _first(train, data_args.max_train_windows)
-        evaluation = _first(all_evaluation, data_args.max_eval_windows)
+        evaluation = _first(all_evaluation, data_args.max_eval_windows or None)  # 0: every window
     if not isinstance(train, datasets.IterableDataset) and train.num_rows == 0:
         raise ValueError(f"The corpus is shorter than one {window}-token window: add text or lower --n_positions.")
     if not isinstance(evaluation, datasets.IterableDataset) and evaluation.num_rows == 0:
@@ -177,7 +180,7 @@ def run_pretraining(
     )
     trainer.add_callback(TimeEstimate(trainer.speed, after=TIME_ESTIMATE_AFTER))
     with claimed(args, identity):
-        print_start(trainer, "pretrain", plan)
+        print_start(trainer, "pretrain", plan, notes)
         train_result = trainer.train(resume_from_checkpoint=resume_checkpoint(args))
         trainer.save_model()
 

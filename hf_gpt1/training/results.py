@@ -4,14 +4,12 @@
 
 from __future__ import annotations
 
-import logging
-import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from transformers.trainer_utils import TrainOutput
-from transformers.utils import logging as transformers_logging
 
 from ..data.atomic import atomic_save, write_json_atomic
 from ..data.metrics import scores_and_baselines
@@ -21,22 +19,13 @@ from .curves import CURVES_FILE, write_curves
 from .output_dir import RESULTS_FILE
 from .trainer import GPT1Trainer
 
-__all__ = ["format_metrics", "log_once", "logged_metrics", "print_start", "save_results"]
+__all__ = ["format_metrics", "logged_metrics", "print_start", "save_results"]
 
 
-def log_once(args: RecipeTrainingArguments) -> None:
-    """Under several processes, only the main one logs warnings (load reports, truncation, hf_gpt1's own): the others
-    log errors only (`--log_level_replica`, whose default here is "error"), from before the model loads."""
-    if args.process_index == 0:
-        return
-    level = args.get_process_log_level()
-    transformers_logging.set_verbosity(level)
-    logging.getLogger("hf_gpt1").setLevel(level)
-
-
-def print_start(trainer: GPT1Trainer, title: str, plan: list[str] = ()) -> None:
+def print_start(trainer: GPT1Trainer, title: str, plan: Sequence[str] = (), notes: Sequence[str] = ()) -> None:
     """The run's first line (main process): processes, device, the global batch and the training rows; then the
-    `plan` lines (what the run will do that a user should know before it starts, warnings included)."""
+    `plan` lines (what the run will do that a user should know before it starts, warnings included) and the launch's
+    `notes` ([`~hf_gpt1.training.launch.settle_launch`])."""
     args = trainer.args
     if not trainer.is_world_process_zero():
         return
@@ -55,26 +44,8 @@ def print_start(trainer: GPT1Trainer, title: str, plan: list[str] = ()) -> None:
     print(line, flush=True)
     for note in plan:
         print(f"  {note}", flush=True)
-    for note in launch_notes(args):
+    for note in notes:
         print(f"note: {note}", flush=True)
-
-
-def launch_notes(args: RecipeTrainingArguments) -> list[str]:
-    """What a launch does that differs from what it asked for: fewer processes, or FSDP trained as DDP."""
-    notes = []
-    # `accelerate launch` sets MASTER_PORT when asked for several processes, and WORLD_SIZE when it started them.
-    if args.world_size == 1 and "MASTER_PORT" in os.environ and "WORLD_SIZE" not in os.environ:
-        notes.append(
-            "accelerate launch was asked for several processes and started one (with --cpu, or use_cpu in its config, "
-            "it starts one for FSDP, DeepSpeed and multi-GPU configs); `accelerate launch --multi_gpu "
-            "--num_processes N` runs N on the CPU (docs/SCALING.md)."
-        )
-    if args.fsdp_on_cpu:
-        notes.append(
-            f"FSDP shards over accelerators; on the CPU accelerate trains these {args.world_size} processes as DDP "
-            "(gloo), each holding the whole model and optimizer."
-        )
-    return notes
 
 
 def logged_metrics(trainer: GPT1Trainer, prefix: str, step: int) -> dict[str, float] | None:

@@ -8,6 +8,7 @@ installed transformers).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import inspect
 import math
@@ -15,12 +16,15 @@ import os
 import signal
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import datasets
 import torch
 from torch.utils.data import DataLoader, SequentialSampler
 from transformers import Trainer
+from transformers import trainer as transformers_trainer
 from transformers.trainer_utils import has_length
 
 from ..data.atomic import atomic_save, write_failure
@@ -42,7 +46,8 @@ TRAINER_OVERRIDES = {
     "log": "adds the means of L2 and L1; stops on a non-finite loss or gradient norm",
     "save_model": "never writes non-finite weights; notes which checkpoint is being written",
     "prediction_step": "(PretrainTrainer) the loss without the (batch, seq, vocab) logits",
-    "evaluation_loop": "(PretrainTrainer) adds perplexity to every evaluation",
+    "evaluation_loop": "adds the head's own L2 and L1 (`clf_loss`, `lm_loss`: what training logs) to every "
+    "evaluation; (PretrainTrainer) adds perplexity",
 }
 """Every `Trainer` method hf_gpt1 overrides, with why; all public. `tests/training/test_trainer.py` checks their
 signatures against the installed transformers, so a release that changes one fails loudly, naming its version."""
@@ -60,15 +65,34 @@ class TrainingInterrupted(TrainingError):
         self.signum = signum
 
 
+@contextlib.contextmanager
+def _rotation_after_completion() -> Iterator[None]:
+    """Withholds Trainer's own checkpoint rotation while training: it runs at the end of `Trainer._save_checkpoint`,
+    before `CheckpointCompletion` marks the new checkpoint complete, so a kill in between could leave no complete
+    checkpoint. `CheckpointCompletion` applies the same `save_total_limit` after the marker. The one reach into
+    transformers' internals (`transformers.trainer.rotate_checkpoints`): tests/training/test_trainer.py pins it."""
+    rotate = transformers_trainer.rotate_checkpoints
+    transformers_trainer.rotate_checkpoints = _no_rotation
+    try:
+        yield
+    finally:
+        transformers_trainer.rotate_checkpoints = rotate
+
+
+def _no_rotation(*args: Any, **kwargs: Any) -> None:
+    return None
+
+
 class GPT1Trainer(Trainer):
     """`Trainer` with GPT-1's optimizer grouping, L1/L2 logging, in-order evaluation and crash-safe checkpoints.
 
     * Weight decay (decoupled, as the original Adam "L2" of 0.01) applies to matrices only: tensors of rank ≥ 2
       (embeddings and projections), never to biases or LayerNorm gains — the original code's `vector_l2=False`.
-    * When the model returns `clf_loss` and `lm_loss` (the fine-tuning heads), both are logged beside `loss`.
+    * When the model returns `clf_loss` and `lm_loss` (the fine-tuning heads), both are logged beside `loss`, in
+      training and in every evaluation.
     * Evaluation and prediction read every row in order: `predict()`'s row i is example i.
-    * A checkpoint is marked complete before older ones are rotated away ([`CheckpointCompletion`], with
-      `RecipeTrainingArguments`' `--save_total_limit`); no model or checkpoint is written from non-finite weights, and
+    * A checkpoint is marked complete before older ones are rotated away ([`CheckpointCompletion`] applies
+      `save_total_limit`); no model or checkpoint is written from non-finite weights, and
       a non-finite training loss or a full disk stops the run with a `TrainingError` that names the last good
       checkpoint.
     * [`speed`] measures the steady-state training speed ([`SpeedMeter`]).
@@ -79,14 +103,12 @@ class GPT1Trainer(Trainer):
         if model is not None and args is not None and not kwargs.get("optimizers"):
             kwargs.setdefault("optimizer_cls_and_kwargs", master_weight_optimizer(args, model))
         super().__init__(model, args, *positional, **kwargs)
-        if self.args.save_total_limit is not None:
-            raise ValueError(
-                "GPT1Trainer deletes old checkpoints only once a newer one is complete, which transformers' "
-                "save_total_limit does not wait for: pass hf_gpt1.training.arguments.RecipeTrainingArguments, whose "
-                "--save_total_limit it applies."
-            )
         self._component_sums: dict[str, torch.Tensor | float] = defaultdict(float)
         self._component_counts: dict[str, int] = defaultdict(int)
+        self._eval_components: tuple[dict[str, torch.Tensor | float], dict[str, int]] = (
+            defaultdict(float),
+            defaultdict(int),
+        )
         self._writing_checkpoint: str | None = None
         self.speed = SpeedMeter()
         self.stop = GracefulStop()
@@ -101,7 +123,8 @@ class GPT1Trainer(Trainer):
             self.earlier_training_s = checkpoint_elapsed(resumed)
             self.completion.started = time.time() - self.earlier_training_s
         try:
-            result = super().train(*args, **kwargs)
+            with _rotation_after_completion():
+                result = super().train(*args, **kwargs)
         except TrainingError:
             raise
         except (OSError, RuntimeError) as err:
@@ -159,14 +182,36 @@ class GPT1Trainer(Trainer):
 
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
         loss, outputs = super().compute_loss(model, inputs, return_outputs=True, num_items_in_batch=num_items_in_batch)
-        if model.training:
-            for key in ("clf_loss", "lm_loss"):
-                value = outputs.get(key) if isinstance(outputs, dict) else getattr(outputs, key, None)
-                if value is not None:
-                    # detached and summed on the device: read (synchronised) only when a log line is written
-                    self._component_sums[key] = self._component_sums[key] + value.detach().float()
-                    self._component_counts[key] += 1
+        # training: the mean of the steps since the last log line; evaluation: the mean over the rows
+        sums, counts = (self._component_sums, self._component_counts) if model.training else self._eval_components
+        rows = 1 if model.training else len(inputs["input_ids"]) if "input_ids" in inputs else 1
+        for key in ("clf_loss", "lm_loss"):
+            value = outputs.get(key) if isinstance(outputs, dict) else getattr(outputs, key, None)
+            if value is not None:
+                # detached and summed on the device: read (synchronised) only when a log line is written
+                sums[key] = sums[key] + value.detach().float() * rows
+                counts[key] += rows
         return (loss, outputs) if return_outputs else loss
+
+    def evaluation_loop(
+        self, dataloader, description, prediction_loss_only=None, ignore_keys=None, metric_key_prefix="eval"
+    ):
+        sums, counts = self._eval_components
+        sums.clear()
+        counts.clear()
+        output = super().evaluation_loop(dataloader, description, prediction_loss_only, ignore_keys, metric_key_prefix)
+        keys = sorted(sums)
+        if keys:  # the head's own L2 and L1 (label smoothing included), as training logs them
+            totals = torch.stack(
+                [torch.as_tensor(sums[k], device=self.args.device) for k in keys]
+                + [torch.tensor(float(counts[k]), device=self.args.device) for k in keys]
+            )
+            if self.args.world_size > 1:
+                totals = self.accelerator.reduce(totals, reduction="sum")
+            totals = totals.tolist()
+            for i, key in enumerate(keys):
+                output.metrics[f"{metric_key_prefix}_{key}"] = totals[i] / totals[len(keys) + i]
+        return output
 
     def log(self, logs: dict[str, float], *args, **kwargs) -> None:
         if "loss" in logs:  # a training log: add the running means of L2 and L1 since the last one

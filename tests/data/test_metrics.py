@@ -134,10 +134,68 @@ def test_regression_baseline_is_the_mean_and_constant_scores_are_flagged():
 def test_the_metric_module_computes_what_the_task_table_declares():
     """`METRIC_OUTPUTS` (where a task's metric is checked when it is declared) is the module's table of configs:
     every config loads and returns exactly the declared scores."""
-    from hf_gpt1.data.tasks import METRIC_OUTPUTS
+    from hf_gpt1.data.scores import METRIC_OUTPUTS, SCORES
 
     for config, scores in METRIC_OUTPUTS.items():
-        regression = "pearson" in scores
+        regression = any(SCORES[name].real_valued for name in scores)
         predictions, references = ([0.5, 2.0, 4.0], [1.0, 2.5, 3.0]) if regression else ([0, 1, 1], [0, 1, 0])
         result = evaluate.load(glue_metric_path(), config).compute(predictions=predictions, references=references)
         assert tuple(result) == scores, config
+
+
+# ------------------------------------------------------------------------------ direction and baseline per score
+
+
+@pytest.fixture
+def own_registry(monkeypatch):
+    """Tasks declared by a test go into copies of the registries (and scores with `monkeypatch.setitem`)."""
+    from hf_gpt1.data import tasks
+
+    for name in ("TASKS", "_BY_NAME"):
+        monkeypatch.setattr(tasks, name, dict(getattr(tasks, name)))
+
+
+def _error_task(metric_config: str = "mse_mae", main_metric: str = "mse"):
+    from hf_gpt1.data.tasks import TaskSpec, register_task
+
+    return register_task(
+        TaskSpec(name="stars", format="classification", text_columns=("text",), label_range=(0.0, 5.0),
+                 metric_config=metric_config, main_metric=main_metric)
+    )  # fmt: skip
+
+
+def test_an_error_metric_has_its_direction_and_a_mean_prediction_baseline(own_registry):
+    spec = _error_task()
+    references = np.array([1.0, 2.0, 3.0, 4.0])
+    good = score_with_baselines(load_metric(spec), spec, references + 0.1, references)
+    assert good["mse"] == pytest.approx(0.01) and good["baseline_mse"] == pytest.approx(1.25)  # the mean, 2.5
+    assert good["baseline_mae"] == pytest.approx(1.0)
+    scored = {f"eval_v_{k}": v for k, v in good.items()}
+    assert prediction_warnings(spec, "v", scored, "eval_v_") == []  # lower than the baseline: it beats it
+    bad = score_with_baselines(load_metric(spec), spec, references[::-1] * 2, references)
+    warned = prediction_warnings(spec, "v", {f"eval_v_{k}": v for k, v in bad.items()}, "eval_v_")
+    assert warned and "does not beat the mean-prediction baseline" in warned[-1]
+
+
+def test_the_best_checkpoint_follows_the_metric_direction(own_registry, tmp_path):
+    from hf_gpt1.training.arguments import GPT1TrainingArguments
+    from hf_gpt1.training.finetune import _evaluation_plan
+
+    args = GPT1TrainingArguments(output_dir=str(tmp_path), report_to="none")
+    plan = _evaluation_plan(args, _error_task(), ["validation"])
+    assert plan["metric_for_best_model"] == "eval_validation_mse" and plan["greater_is_better"] is False
+    assert _evaluation_plan(args, get_task("stsb"), ["validation"])["greater_is_better"] is True
+
+
+def test_a_score_declared_from_outside_is_computed_and_checked(own_registry, monkeypatch):
+    from hf_gpt1.data.scores import METRIC_OUTPUTS, SCORES, Score
+
+    rmse = Score(lambda p, r: float(np.sqrt(np.mean((p - r) ** 2))), greater_is_better=False, real_valued=True)
+    monkeypatch.setitem(SCORES, "rmse", rmse)
+    monkeypatch.setitem(METRIC_OUTPUTS, "rmse", ("rmse",))
+    spec = _error_task("rmse", "rmse")
+    scores = score_with_baselines(load_metric(spec), spec, np.array([1.0, 3.0]), np.array([2.0, 2.0]))
+    assert scores["rmse"] == pytest.approx(1.0) and scores["baseline_rmse"] == 0.0
+    monkeypatch.setitem(METRIC_OUTPUTS, "undeclared", ("brier",))
+    with pytest.raises(ValueError, match=r"gives \['brier'\], which hf_gpt1.data.scores.SCORES does not declare"):
+        _error_task("undeclared", "brier")

@@ -135,15 +135,14 @@ def test_an_unreachable_hub_names_what_was_asked_and_the_local_flag(
 
 def test_the_arguments_a_run_decides_are_checked_by_transformers(tmp_path):
     """`final_arguments` rebuilds the arguments with the run's decisions, so TrainingArguments' own checks see them
-    (a best-model metric with nothing to evaluate is refused by transformers), while the checkpoint limit and the
-    launch's FSDP setting survive the rebuild."""
+    (a best-model metric with nothing to evaluate is refused by transformers), while every other field keeps its
+    value."""
     from hf_gpt1.training.arguments import GPT1TrainingArguments, final_arguments
 
     args = GPT1TrainingArguments(output_dir=str(tmp_path), report_to="none", save_total_limit=2)
-    args.fsdp_on_cpu = True
     final = final_arguments(args, load_best_model_at_end=True, metric_for_best_model="eval_validation_accuracy")
-    assert final.load_best_model_at_end and final.keep_checkpoints == 2 and final.save_total_limit is None
-    assert final.fsdp_on_cpu and final is not args and not args.load_best_model_at_end
+    assert final.load_best_model_at_end and final.save_total_limit == 2
+    assert final is not args and not args.load_best_model_at_end
     with pytest.raises(ValueError):  # transformers': best model with evaluation at other points than saving
         final_arguments(args, load_best_model_at_end=True, eval_strategy="steps", save_strategy="epoch")
 

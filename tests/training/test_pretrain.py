@@ -162,22 +162,20 @@ def test_steady_state_speed_leaves_out_the_first_step_and_steps_interrupted_by_e
 
 
 def test_compilation_is_the_default_on_a_cuda_gpu_only(tmp_path, monkeypatch):
-    """The CUDA defaults are applied by hand here (this machine has none), to the arguments as a user left them."""
-    from hf_gpt1.training import arguments
+    """The CUDA default is simulated here (this machine has none): the field's default, so a user's value wins."""
+    import dataclasses
+
+    import torch
 
     def args(**kwargs):
         return PretrainTrainingArguments(output_dir=str(tmp_path), report_to=[], **kwargs)
 
     assert args().torch_compile is False and args().dataloader_drop_last  # no CUDA GPU: the CUDA defaults never ran
     assert args(use_cpu=True).torch_compile is False
-    monkeypatch.setattr(arguments, "is_torch_tf32_available", lambda: True)
-    on_gpu = args()
-    on_gpu.torch_compile = None  # as parsed: the user did not say
-    on_gpu._cuda_defaults()
-    assert on_gpu.torch_compile is True
-    declined = args(torch_compile=False)
-    declined._cuda_defaults()
-    assert declined.torch_compile is False
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    compile_field = next(f for f in dataclasses.fields(PretrainTrainingArguments) if f.name == "torch_compile")
+    assert compile_field.default_factory() is True
+    assert args(torch_compile=False).torch_compile is False
 
 
 def test_resume_with_another_seed_is_refused(capsys, tiny_lm, wikitext_slice, tmp_path):

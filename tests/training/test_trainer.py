@@ -6,7 +6,9 @@ injected, not timed), a full disk and a non-finite loss stopping the run with on
 
 from __future__ import annotations
 
+import dataclasses
 import errno
+import inspect
 import subprocess
 import sys
 
@@ -18,10 +20,11 @@ from transformers import TrainerCallback, default_data_collator
 from hf_gpt1 import GPT1ForSequenceClassification, GPT1LMHeadModel
 from hf_gpt1.data import atomic as atomic_module
 from hf_gpt1.data.transforms import GPT1ClassificationCollator
-from hf_gpt1.training import arguments as arguments_module
 from hf_gpt1.training import callbacks as callbacks_module
+from hf_gpt1.training import launch
 from hf_gpt1.training.arguments import RecipeTrainingArguments
 from hf_gpt1.training.checkpoints import last_complete_checkpoint
+from hf_gpt1.training.cli import parse_recipe_args
 from hf_gpt1.training.trainer import GPT1Trainer, TrainingError
 from tests.utils import DELIM, EXTRACT, PAD, REPO_ROOT, START, tiny_config
 
@@ -106,6 +109,24 @@ def test_l1_and_l2_are_logged_beside_the_loss(tmp_path):
     assert len(logs) == 2
     for entry in logs:
         assert entry["loss"] == pytest.approx(entry["clf_loss"] + 0.5 * entry["lm_loss"], abs=2e-4)
+
+
+def test_evaluation_reports_the_heads_own_l2_with_its_label_smoothing(tmp_path):
+    """Eval `clf_loss` is the quantity training logs: the head's L2, label smoothing included (row-weighted over
+    batches of unequal size), with its L1 beside it."""
+    model = GPT1ForSequenceClassification(tiny_config(num_labels=2, clf_label_smoothing=0.3)).eval()
+    torch.nn.init.normal_(model.score.weight, std=5.0, generator=torch.Generator().manual_seed(0))  # confident
+    collator = GPT1ClassificationCollator(START, DELIM, EXTRACT, PAD)
+    rows = [{"segment_a": [1 + i % 5, 2, 3 + i % 3], "labels": i % 2} for i in range(10)]
+    args = arguments(tmp_path, per_device_eval_batch_size=4, remove_unused_columns=False)
+    trainer = GPT1Trainer(model=model, args=args, data_collator=collator)
+    metrics = trainer.evaluate(datasets.Dataset.from_list(rows), metric_key_prefix="eval_v")
+    with torch.no_grad():
+        whole = model(**collator(rows))
+    assert metrics["eval_v_clf_loss"] == pytest.approx(whole.clf_loss.item(), rel=1e-5)
+    assert metrics["eval_v_lm_loss"] > 0
+    unsmoothed = torch.nn.functional.cross_entropy(whole.logits, torch.tensor([r["labels"] for r in rows]))
+    assert abs(metrics["eval_v_clf_loss"] - unsmoothed.item()) > 1e-3
 
 
 # ------------------------------------------------------------------------------------------------ checkpoints
@@ -223,16 +244,16 @@ def test_cpu_defaults(tmp_path):
 
 
 def test_cuda_defaults_tf32_and_batches_copied_without_blocking(tmp_path, monkeypatch):
-    """On a CUDA GPU (applied by hand here: this machine has none) fp32 matmuls use TF32 and each batch is copied
-    from pinned memory without waiting for the GPU; a user's own accelerator config is left alone."""
-    monkeypatch.setattr(arguments_module, "is_torch_tf32_available", lambda: True)
-    args = arguments(tmp_path)
-    args.tf32 = args.accelerator_config = None
-    args._cuda_defaults()
-    assert args.tf32 and args.accelerator_config == {"non_blocking": True}
-    args.accelerator_config = {"split_batches": True}
-    args._cuda_defaults()
-    assert args.accelerator_config == {"split_batches": True}
+    """On a CUDA GPU (simulated: this machine has none) fp32 matmuls use TF32 and each batch is copied from pinned
+    memory without waiting for the GPU: the fields' defaults there, so a user's own value is what the field holds."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(launch, "is_torch_tf32_available", lambda: True)
+    fields = {field.name: field for field in dataclasses.fields(RecipeTrainingArguments)}
+    assert fields["tf32"].default_factory() is True
+    assert fields["accelerator_config"].default_factory() == {"non_blocking": True}
+    monkeypatch.undo()
+    (parsed,) = parse_recipe_args((RecipeTrainingArguments,), ["--output_dir", str(tmp_path), "--tf32", "false"])
+    assert parsed.tf32 is False and parsed.to_dict()["tf32"] is False
     # what the default becomes: Accelerate's data loaders copy batches with non_blocking=True
     trainer = GPT1Trainer(
         model=GPT1LMHeadModel(tiny_config()), args=arguments(tmp_path, accelerator_config={"non_blocking": True})
@@ -353,12 +374,36 @@ def test_resuming_reties_the_lm_head_without_a_missing_keys_warning(tmp_path, ca
     assert model.lm_head.weight.data_ptr() == model.transformer.tokens_embed.weight.data_ptr()
 
 
-def test_a_plain_save_total_limit_is_refused(tmp_path):
+def test_a_plain_save_total_limit_is_applied_after_the_marker(tmp_path):
+    """transformers' own TrainingArguments (TRL's, a user's) get the same crash-safe rotation, the field unchanged."""
     from transformers import TrainingArguments
 
-    args = TrainingArguments(output_dir=str(tmp_path), save_total_limit=2, report_to=[], use_cpu=True)
-    with pytest.raises(ValueError, match="RecipeTrainingArguments"):
-        GPT1Trainer(model=GPT1LMHeadModel(tiny_config()), args=args)
+    args = TrainingArguments(
+        output_dir=str(tmp_path / "out"), save_total_limit=1, report_to=[], use_cpu=True, max_steps=8,
+        save_strategy="steps", save_steps=4, per_device_train_batch_size=4, disable_tqdm=True,
+    )  # fmt: skip
+    trainer = GPT1Trainer(
+        model=GPT1LMHeadModel(tiny_config()), args=args, train_dataset=lm_windows(16),
+        data_collator=default_data_collator,
+    )  # fmt: skip
+    trainer.train()
+    assert sorted(p.name for p in (tmp_path / "out").glob("checkpoint-*")) == ["checkpoint-8"]
+    assert args.save_total_limit == 1 and trainer.args.save_total_limit == 1
+
+
+def test_trainer_rotates_checkpoints_where_gpt1_trainer_withholds_it():
+    """GPT1Trainer withholds `transformers.trainer.rotate_checkpoints` while training (its rotation runs after the
+    completion marker): this pins that Trainer's checkpoint save still rotates through that name, with the field."""
+    import transformers
+    import transformers.trainer as transformers_trainer
+    from transformers import Trainer
+
+    source = inspect.getsource(Trainer._save_checkpoint)
+    assert "rotate_checkpoints(" in source and "save_total_limit=self.args.save_total_limit" in source, (
+        f"transformers {transformers.__version__} changed how Trainer._save_checkpoint rotates checkpoints: re-check "
+        "hf_gpt1.training.trainer._rotation_after_completion against it."
+    )
+    assert callable(transformers_trainer.rotate_checkpoints)
 
 
 def test_trainer_finds_one_label_column_for_the_language_model():

@@ -10,10 +10,12 @@ from typing import Any
 import evaluate
 import numpy as np
 
+from ..scores import SCORES, constant_scores
 from ..tasks import TaskSpec, get_task
 
 __all__ = [
     "baseline_name",
+    "beats",
     "glue_metric_path",
     "is_score",
     "load_metric",
@@ -54,22 +56,21 @@ def score_with_baselines(
     metric: evaluate.EvaluationModule, spec: TaskSpec, predictions: np.ndarray, references: np.ndarray
 ) -> dict[str, float]:
     """The task's metrics of `predictions`; as `baseline_<metric>`, those of one constant predicted for every row (the
-    references' most common class, or for regression their mean: a constant correlates with nothing, 0); and how
+    references' most common class, or for regression their mean: [`~hf_gpt1.data.scores.constant_scores`]); and how
     varied the predictions are (`majority_prediction` and its share, or `prediction_std`)."""
     predictions, references = np.asarray(predictions), np.asarray(references)
     scores = metric.compute(predictions=predictions, references=references)
     if spec.is_regression:
-        baseline = dict.fromkeys(scores, 0.0)
+        constant = float(references.mean())
         spread = {"prediction_std": float(predictions.std())}
     else:
         values, counts = np.unique(references, return_counts=True)
-        with warnings.catch_warnings():  # e.g. sklearn's "undefined" warnings for a one-class prediction
-            warnings.simplefilter("ignore")
-            baseline = metric.compute(
-                predictions=np.full_like(references, values[counts.argmax()]), references=references
-            )
+        constant = values[counts.argmax()].item()
         values, counts = np.unique(predictions, return_counts=True)
         spread = {"majority_prediction": float(values[counts.argmax()]), "majority_share": counts.max() / counts.sum()}
+    with warnings.catch_warnings():  # e.g. sklearn's "undefined" warnings for a one-class prediction
+        warnings.simplefilter("ignore")
+        baseline = constant_scores(list(scores), references, constant)
     baseline = {f"{BASELINE_PREFIX}{name}": float(value) for name, value in baseline.items()}
     return {**scores, **baseline, **{name: float(value) for name, value in spread.items()}}
 
@@ -112,12 +113,17 @@ def prediction_warnings(spec: TaskSpec, split: str, scores: dict[str, float], pr
     if scores.get(f"{prefix}prediction_std") is not None and scores[f"{prefix}prediction_std"] < 1e-6:
         found.append(f"{split}: every prediction is the same score: the model answers the same whatever the input.")
     main, baseline = f"{prefix}{spec.main_metric}", f"{prefix}{BASELINE_PREFIX}{spec.main_metric}"
-    if spec.main_metric and main in scores and baseline in scores and scores[main] <= scores[baseline]:
+    if spec.main_metric and main in scores and baseline in scores and not beats(spec, scores[main], scores[baseline]):
         found.append(
             f"{split}: {spec.main_metric} {scores[main]:.4f} does not beat the {baseline_name(spec)} baseline "
             f"{scores[baseline]:.4f}."
         )
     return found
+
+
+def beats(spec: TaskSpec, score: float, other: float) -> bool:
+    """Whether `score` of the task's main metric is strictly better than `other`, in the metric's direction."""
+    return score > other if SCORES[spec.main_metric].greater_is_better else score < other
 
 
 def _label_name(spec: TaskSpec, prediction: float) -> str:

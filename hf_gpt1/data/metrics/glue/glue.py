@@ -10,10 +10,8 @@ never relatively.
 import datasets
 import evaluate
 import numpy as np
-from scipy.stats import pearsonr, spearmanr
-from sklearn.metrics import f1_score, matthews_corrcoef
 
-from hf_gpt1.data.tasks import METRIC_OUTPUTS
+from hf_gpt1.data.scores import METRIC_OUTPUTS, SCORES
 
 _CITATION = """\
 @inproceedings{wang2019glue,
@@ -29,7 +27,8 @@ The metrics of the GLUE benchmark, as GLUE defines them: Matthews correlation fo
 set AX, Pearson and Spearman correlation for STS-B, F1 (of the positive class) and accuracy for MRPC and QQP,
 accuracy for the other GLUE tasks.
 Any other task picks a kind: `accuracy` (the other benchmarks of the GPT-1 paper: SNLI, SciTail, Story Cloze, RACE;
-SWAG), `accuracy_f1`, `matthews_correlation` or `pearson_spearmanr`.
+SWAG), `accuracy_f1`, `matthews_correlation`, `pearson_spearmanr` or `mse_mae` (errors: lower is better), or a config
+of its own (`hf_gpt1.data.scores`).
 """
 
 _KWARGS_DESCRIPTION = """
@@ -45,14 +44,8 @@ Examples:
     {'accuracy': 0.6666666666666666, 'f1': 0.6666666666666666}
 """
 
-# The configs and the scores each returns: the task table's declaration (the installed hf_gpt1's, since evaluate runs a
-# copy of this file from its cache).
-_OUTPUTS = METRIC_OUTPUTS
-_CONFIGS = tuple(_OUTPUTS)
-
-
-def _accuracy(predictions, references) -> float:
-    return float((predictions == references).mean())
+# The configs, the scores each returns and how each is computed: hf_gpt1's metric table (the installed hf_gpt1's,
+# since evaluate runs a copy of this file from its cache; read at each load, so configs added at run time count).
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -60,11 +53,12 @@ class Glue(evaluate.Metric):
     """GLUE metrics; the config name picks the task."""
 
     def _info(self):
-        if self.config_name not in _CONFIGS:
-            raise KeyError(f"Unknown GLUE metric config {self.config_name!r}; valid configs: {list(_CONFIGS)}.")
+        if self.config_name not in METRIC_OUTPUTS:
+            raise KeyError(f"Unknown GLUE metric config {self.config_name!r}; valid configs: {list(METRIC_OUTPUTS)}.")
         # float64, and no `format="numpy"` (whose formatter casts floats to float32): scores are not rounded before
         # the correlation.
-        dtype = "float64" if "pearson" in _OUTPUTS[self.config_name] else "int64"
+        real = any(SCORES[name].real_valued for name in METRIC_OUTPUTS[self.config_name])
+        dtype = "float64" if real else "int64"
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
@@ -76,11 +70,4 @@ class Glue(evaluate.Metric):
 
     def _compute(self, predictions, references):
         predictions, references = np.asarray(predictions), np.asarray(references)
-        scores = {
-            "accuracy": lambda: _accuracy(predictions, references),
-            "f1": lambda: float(f1_score(y_true=references, y_pred=predictions)),  # of the positive class
-            "matthews_correlation": lambda: float(matthews_corrcoef(references, predictions)),  # AX: 3-class MCC
-            "pearson": lambda: float(pearsonr(predictions, references)[0]),
-            "spearmanr": lambda: float(spearmanr(predictions, references)[0]),
-        }
-        return {name: scores[name]() for name in _OUTPUTS[self.config_name]}
+        return {name: SCORES[name].compute(predictions, references) for name in METRIC_OUTPUTS[self.config_name]}

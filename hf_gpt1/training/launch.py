@@ -1,0 +1,75 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
+"""What the machine and the launch decide, in one place: the arguments' machine-dependent defaults (computed when the
+arguments are built, so `to_dict()` records them) and the environment a run settles once, when it starts.
+
+No argument is changed after it is built: a run's data-driven decisions go through
+[`~hf_gpt1.training.arguments.final_arguments`] only.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+import torch
+from transformers import TrainingArguments
+from transformers import logging as transformers_logging
+from transformers.utils import is_torch_tf32_available
+
+__all__ = ["accelerator_config_default", "cpu_only", "on_cuda", "settle_launch", "tf32_default"]
+
+
+def cpu_only() -> bool:
+    """`--use_cpu`'s default: true without an accelerator. `use_cpu` is what makes three things work there: Trainer
+    refuses `--bf16` otherwise (and on CPUs with AMX bf16 is the fast path), only with it does Accelerate set up CPU
+    distributed training (gloo) under `accelerate launch --multi_gpu` / `torchrun` (without it each process believes
+    it is rank 0 of 1 and trains alone on all the data), and data loaders do not ask for pinned memory."""
+    return not torch.accelerator.is_available()
+
+
+def on_cuda() -> bool:
+    """`--torch_compile`'s default for pre-training: on with a CUDA GPU."""
+    return torch.cuda.is_available()
+
+
+def tf32_default() -> bool | None:
+    """`--tf32`'s default: fp32 matmuls on Ampere or newer run on TF32 tensor cores (None: transformers' default)."""
+    return True if torch.cuda.is_available() and is_torch_tf32_available() else None
+
+
+def accelerator_config_default() -> dict[str, Any] | None:
+    """`--accelerator_config`'s default on a CUDA GPU: batches come from pinned memory, and a blocking copy of each one
+    would wait for every kernel queued before it, so the host could never prepare a step while the GPU runs one."""
+    return {"non_blocking": True} if torch.cuda.is_available() else None
+
+
+def settle_launch(args: TrainingArguments) -> list[str]:
+    """Makes the launch's environment decisions, once, when a run starts (before the model loads); returns the notes
+    the start screen prints: what the launch does that differs from what it asked for.
+
+    * Under several processes only the main one logs warnings (`--log_level_replica`, "error" by default).
+    * Accelerate shards with FSDP on accelerators only: on the CPU it trains an FSDP launch as DDP (gloo). Loading
+      follows (`ACCELERATE_USE_FSDP=false`), or transformers would load the weights for FSDP's rank-0 broadcast (meta
+      tensors on the other ranks, which DDP cannot move).
+    """
+    if args.process_index > 0:
+        level = args.get_process_log_level()
+        transformers_logging.set_verbosity(level)
+        logging.getLogger("hf_gpt1").setLevel(level)
+    notes = []
+    # `accelerate launch` sets MASTER_PORT when asked for several processes, and WORLD_SIZE when it started them.
+    if args.world_size == 1 and "MASTER_PORT" in os.environ and "WORLD_SIZE" not in os.environ:
+        notes.append(
+            "accelerate launch was asked for several processes and started one (with --cpu, or use_cpu in its config, "
+            "it starts one for FSDP, DeepSpeed and multi-GPU configs); `accelerate launch --multi_gpu "
+            "--num_processes N` runs N on the CPU (docs/SCALING.md)."
+        )
+    if args.use_cpu and os.environ.get("ACCELERATE_USE_FSDP", "").lower() == "true":
+        os.environ["ACCELERATE_USE_FSDP"] = "false"
+        notes.append(
+            f"FSDP shards over accelerators; on the CPU accelerate trains these {args.world_size} processes as DDP "
+            "(gloo), each holding the whole model and optimizer."
+        )
+    return notes

@@ -1,0 +1,65 @@
+"""`hf_gpt1.training.arguments` and `.launch`: every field holds what was given (or its documented default) from
+parse to the end of the run; the run's data-driven decisions go through `final_arguments` only, and the launch's
+environment is settled once, when a run starts."""
+
+import dataclasses
+import os
+
+import pytest
+
+from hf_gpt1.training.arguments import (
+    GPT1TrainingArguments,
+    PretrainDataArguments,
+    PretrainTrainingArguments,
+    RecipeTrainingArguments,
+    final_arguments,
+)
+from hf_gpt1.training.cli import parse_recipe_args
+from hf_gpt1.training.launch import settle_launch
+
+ARGUMENT_CLASSES = (RecipeTrainingArguments, GPT1TrainingArguments, PretrainTrainingArguments)
+
+
+@pytest.mark.parametrize("cls", ARGUMENT_CLASSES)
+@pytest.mark.parametrize("limit", [None, 0, 1, 5])
+def test_the_checkpoint_limit_stays_as_given_through_replace_and_serialisation(cls, limit, tmp_path):
+    args = cls(output_dir=str(tmp_path), report_to="none", save_total_limit=limit)
+    assert args.save_total_limit == limit and args.to_dict()["save_total_limit"] == limit
+    replaced = dataclasses.replace(args, learning_rate=1e-4)
+    assert replaced.save_total_limit == limit and replaced.learning_rate == 1e-4
+    final = final_arguments(args, warmup_steps=3)
+    assert final.save_total_limit == limit and final.warmup_steps == 3
+    assert not hasattr(args, "keep_checkpoints") and not hasattr(args, "fsdp_on_cpu")
+
+
+@pytest.mark.parametrize("cls", ARGUMENT_CLASSES)
+def test_building_the_arguments_writes_no_environment(cls, tmp_path, monkeypatch):
+    monkeypatch.setenv("ACCELERATE_USE_FSDP", "true")
+    before = dict(os.environ)
+    cls(output_dir=str(tmp_path), report_to="none")
+    assert dict(os.environ) == before
+
+
+@pytest.mark.parametrize("cls", ARGUMENT_CLASSES)
+def test_to_dict_is_what_a_rebuild_gives(cls, tmp_path):
+    """What trackers and `training_args.bin` record is what the run used: rebuilding from the fields changes none."""
+    args = cls(output_dir=str(tmp_path), report_to="none", save_total_limit=2, logging_steps=3)
+    assert dataclasses.replace(args).to_dict() == args.to_dict()
+
+
+def test_parsed_flags_are_held_as_given(tmp_path):
+    argv = ["--output_dir", str(tmp_path), "--save_total_limit", "4", "--max_eval_windows", "0", "--report_to", "none"]
+    data, training = parse_recipe_args((PretrainDataArguments, PretrainTrainingArguments), argv)
+    assert training.save_total_limit == 4 and data.max_eval_windows == 0
+    assert training.use_cpu is True  # this machine has no accelerator: the documented default, recorded
+    assert training.to_dict()["use_cpu"] is True and training.to_dict()["torch_compile"] is False
+
+
+def test_the_launch_settles_fsdp_on_the_cpu_once_at_the_start(tmp_path, monkeypatch):
+    monkeypatch.setenv("ACCELERATE_USE_FSDP", "true")
+    args = RecipeTrainingArguments(output_dir=str(tmp_path), report_to="none")
+    assert os.environ["ACCELERATE_USE_FSDP"] == "true"
+    notes = settle_launch(args)
+    assert os.environ["ACCELERATE_USE_FSDP"] == "false"
+    assert any("FSDP shards over accelerators" in note for note in notes)
+    assert not any("FSDP" in note for note in settle_launch(args))  # settled: nothing more to say
