@@ -113,7 +113,8 @@ class GPT1Config(PreTrainedConfig):
             layouts give the same outputs in eval mode.
         similarity (`bool`, defaults to `False`):
             Sequence classification reads both orderings of a sentence pair and adds the two extract-token states
-            before the classifier (the paper's similarity transform, used for STS-B, MRPC and QQP).
+            before the classifier (the paper's similarity transform, used for STS-B, MRPC and QQP). Follows from
+            `input_format` when that is set (true for `"similarity"` only; a contradicting `True` is refused).
         projection_layout (`str`, defaults to `"linear"`):
             How the checkpoint files this config came with store the blocks' projection weights: `"linear"`
             (`nn.Linear`'s `(out, in)`, what this version saves) or `"conv1d"` (transformers' legacy `Conv1D`,
@@ -170,6 +171,24 @@ class GPT1Config(PreTrainedConfig):
     eos_token_id: int | list[int] | None = None
     tie_word_embeddings: bool = True
     use_cache: bool = True
+
+    def __post_init__(self, **kwargs):
+        # One fact, one field: a model fine-tuned on a format reads both orderings exactly when that format does.
+        if self.input_format in INPUT_FORMATS:
+            if self.similarity and not self.format_fields(self.input_format)["similarity"]:
+                raise ValueError(
+                    f"GPT1Config: similarity=True contradicts input_format {self.input_format!r}, whose sequences "
+                    "are read in one ordering: give input_format alone (similarity follows from it)."
+                )
+            self.similarity = self.format_fields(self.input_format)["similarity"]
+        super().__post_init__(**kwargs)
+
+    @staticmethod
+    def format_fields(input_format: str) -> dict[str, Any]:
+        """The fields a format sets: `input_format`, and `similarity`, which follows from it. What to pass when an
+        existing config changes format (`from_pretrained(path, **GPT1Config.format_fields("entailment"))`, whose
+        keyword arguments are set after the config is built)."""
+        return {"input_format": input_format, "similarity": INPUT_FORMATS[input_format].orderings == 2}
 
     def validate_architecture(self):
         """Part of `@strict`-powered validation: reject values the model cannot be built with.

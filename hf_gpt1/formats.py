@@ -21,7 +21,7 @@ and `save_pretrained` copies it beside the remote code so a pushed model needs n
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from dataclasses import dataclass
 
 IGNORE_INDEX = -100
 """Label value that no loss is computed for (PyTorch's `cross_entropy` default)."""
@@ -216,7 +216,8 @@ def multiple_choice(
     return [[start_token_id, *lead, delimiter_token_id, *answer, extract_token_id] for answer in choices]
 
 
-class InputFormat(NamedTuple):
+@dataclass(frozen=True, kw_only=True)
+class InputFormat:
     """One of GPT-1's input transforms: everything the package reads about a format, declared once.
 
     Args:
@@ -232,7 +233,10 @@ class InputFormat(NamedTuple):
         special_tokens (`int`): Special tokens in one sequence: what truncation leaves room for.
         transform (`Callable`): Builds one example's sequence(s) from token ids.
         head (`str`): The model class that reads it (`hf_gpt1.modeling_gpt1.HEADS`).
-        collator (`str`): The collator class that batches it (`hf_gpt1.data.transforms`).
+        collator (`str`): The collator class that batches it (`hf_gpt1.data.transforms.COLLATORS`).
+
+    Named, not classes: this module is shipped as remote code and imports neither the models nor the collators;
+    each table that holds the classes is checked against these rows by the tests. Built with keywords only.
     """
 
     name: str
@@ -250,12 +254,16 @@ _CLASSIFIER = "GPT1ForSequenceClassification"
 INPUT_FORMATS: dict[str, InputFormat] = {
     f.name: f
     for f in (
-        InputFormat("classification", (1, 1), False, 1, False, 2, classification, _CLASSIFIER,
-                    "GPT1ClassificationCollator"),
-        InputFormat("entailment", (2, 2), True, 1, False, 3, entailment, _CLASSIFIER, "GPT1ClassificationCollator"),
-        InputFormat("similarity", (2, 2), True, 2, False, 3, similarity, _CLASSIFIER, "GPT1SimilarityCollator"),
-        InputFormat("multiple_choice", (1, 99), False, 1, True, 3, multiple_choice, "GPT1ForMultipleChoice",
-                    "GPT1MultipleChoiceCollator"),
+        InputFormat(name="classification", text_columns=(1, 1), pair=False, orderings=1, choices=False,
+                    special_tokens=2, transform=classification, head=_CLASSIFIER,
+                    collator="GPT1ClassificationCollator"),
+        InputFormat(name="entailment", text_columns=(2, 2), pair=True, orderings=1, choices=False,
+                    special_tokens=3, transform=entailment, head=_CLASSIFIER, collator="GPT1ClassificationCollator"),
+        InputFormat(name="similarity", text_columns=(2, 2), pair=True, orderings=2, choices=False,
+                    special_tokens=3, transform=similarity, head=_CLASSIFIER, collator="GPT1SimilarityCollator"),
+        InputFormat(name="multiple_choice", text_columns=(1, 99), pair=False, orderings=1, choices=True,
+                    special_tokens=3, transform=multiple_choice, head="GPT1ForMultipleChoice",
+                    collator="GPT1MultipleChoiceCollator"),
     )
 }  # fmt: skip
 """The paper's four input transforms (Fig. 1, right), by name."""

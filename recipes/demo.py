@@ -27,19 +27,19 @@ from pathlib import Path
 
 from transformers import pipeline
 
-from hf_gpt1.data.atomic import write_figure_atomic, write_json_atomic, write_text_atomic
-from hf_gpt1.data.tasks import TaskSpec, register_task
-from hf_gpt1.training.arguments import (
+from hf_gpt1 import TaskSpec, register_task
+from hf_gpt1.commands import parse_recipe_args, run_recipe
+from hf_gpt1.data import write_figure_atomic, write_json_atomic, write_text_atomic
+from hf_gpt1.training import (
     DataArguments,
     GPT1TrainingArguments,
     ModelArguments,
     PretrainDataArguments,
     PretrainModelArguments,
     PretrainTrainingArguments,
+    run_finetuning,
+    run_pretraining,
 )
-from hf_gpt1.training.cli import parse_recipe_args, run_recipe
-from hf_gpt1.training.finetune import run_finetuning
-from hf_gpt1.training.pretrain import run_pretraining
 
 EXAMPLES = [
     "The central bank raised interest rates as inflation worries hit shares and the dollar.",

@@ -23,10 +23,9 @@ embedding table, evaluation every epoch and test predictions from the best-valid
 fine-tuned model + tokenizer, which `pipeline("text-classification", model=output_dir)` serves.
 """
 
-# The recipe is the package's `hf-gpt1 glue` command: parse the arguments, then run_finetuning.
-from hf_gpt1.commands.glue import main
-from hf_gpt1.training.cli import command_errors
+import sys
 
-if __name__ == "__main__":
-    with command_errors():
-        main()
+from hf_gpt1.commands import main
+
+if __name__ == "__main__":  # the package's `hf-gpt1 glue` command
+    main(["glue", *sys.argv[1:]])

@@ -16,10 +16,9 @@ Test predictions go to `<task>_test_predictions.tsv`, one row per test row in it
 `all_results.json` and in the summary.
 """
 
-# The recipe is the package's `hf-gpt1 multiple-choice` command: parse the arguments, then run_finetuning.
-from hf_gpt1.commands.multiple_choice import main
-from hf_gpt1.training.cli import command_errors
+import sys
 
-if __name__ == "__main__":
-    with command_errors():
-        main()
+from hf_gpt1.commands import main
+
+if __name__ == "__main__":  # the package's `hf-gpt1 multiple-choice` command
+    main(["multiple-choice", *sys.argv[1:]])

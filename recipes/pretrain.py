@@ -20,10 +20,9 @@ The defaults differ from the paper where a small corpus or a short run needs it 
 warm-up capped at 10% of the run, 3 epochs); README ("Paper settings") says why.
 """
 
-# The recipe is the package's `hf-gpt1 pretrain` command: parse the arguments, then run_pretraining.
-from hf_gpt1.commands.pretrain import main
-from hf_gpt1.training.cli import command_errors
+import sys
 
-if __name__ == "__main__":
-    with command_errors():
-        main()
+from hf_gpt1.commands import main
+
+if __name__ == "__main__":  # the package's `hf-gpt1 pretrain` command
+    main(["pretrain", *sys.argv[1:]])

@@ -10,12 +10,12 @@
 
 Heuristics: CoLA thresholds the average token log-probability, SST-2 compares "positive" and "negative" after
 "very", RACE picks the answer with the highest average log-probability, WNLI substitutes the pronoun's candidates
-(see `hf_gpt1/zero_shot.py`). Prints the metrics and writes them as JSON to `--output_file`.
+(see `hf_gpt1/tools/zero_shot.py`). Prints the metrics and writes them as JSON to `--output_file`.
 """
 
-from hf_gpt1.tools.zero_shot import main
-from hf_gpt1.training.cli import command_errors
+import sys
 
-if __name__ == "__main__":
-    with command_errors():
-        main()
+from hf_gpt1.commands import main
+
+if __name__ == "__main__":  # the package's `hf-gpt1 zero-shot` command
+    main(["zero-shot", *sys.argv[1:]])

@@ -18,7 +18,7 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from tests.utils import COMMON, SENTENCES, TINY_LM, shared_data, tiny_config_for, write_glue_slice  # noqa: E402
+from tests.utils import COMMON, SENTENCES, TINY_LM, glue_args, shared_data, tiny_config_for, write_glue_slice  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -133,3 +133,13 @@ def pytest_runtest_makereport(item, call):
         report.longrepr = f"{item.name} was skipped ({message!r}) with no GPT-1 reason in SKIP_REASONS: state one."
     else:
         report.longrepr = (path, line, f"GPT-1: {why} [{message}]")
+
+
+@pytest.fixture(scope="module")
+def rte_model(tiny_lm, glue_slice, tmp_path_factory) -> Path:
+    """An RTE model fine-tuned by the recipe (one epoch on the GLUE slice)."""
+    from hf_gpt1.commands.glue import main as glue_main
+
+    out = tmp_path_factory.mktemp("rte") / "model"
+    glue_main(glue_args("rte", tiny_lm, glue_slice, out, "--do_predict", "false", "--save_strategy", "no"))
+    return out

@@ -21,13 +21,13 @@ import pytest
 import torch
 
 from hf_gpt1 import GPT1ForSequenceClassification, GPT1LMHeadModel
+from hf_gpt1.commands.command_line import run_recipe
 from hf_gpt1.commands.glue import main as glue_main
 from hf_gpt1.commands.multiple_choice import main as multiple_choice_main
 from hf_gpt1.commands.pretrain import main as pretrain_main
 from hf_gpt1.data.transforms import GPT1ClassificationCollator, GPT1SimilarityCollator
 from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
 from hf_gpt1.tools.convert import ConversionError, convert_openai_checkpoint
-from hf_gpt1.training.cli import run_recipe
 from hf_gpt1.training.output_dir import RUN_FILE
 from tests.utils import REPO_ROOT, SENTENCES, tiny_config
 
@@ -396,7 +396,7 @@ def test_pretrain_width_not_divisible_by_heads(capsys, tmp_path):
 
 def test_pretrain_corpus_shorter_than_a_window(capsys, tmp_path):
     path = _write(tmp_path / "a.txt", "a few words\n" * 3)
-    held = _write(tmp_path / "b.txt", "other words\n" * 3)  # (the same file twice is refused: test_trust_round4)
+    held = _write(tmp_path / "b.txt", "other words\n" * 3)  # (the same file twice is refused: data/test_packing.py)
     message = pretrain_error(capsys, tmp_path, "--train_files", path, "--validation_files", held)
     assert "shorter than one 64-token window" in message
 

@@ -78,8 +78,8 @@ def test_python_m_hf_gpt1_is_the_same_command(tmp_path):
 
 def test_convert_and_push_parse_as_every_command_does(tmp_path):
     """Exact names (a prefix is refused, the right name suggested), argument files first, checks in one line."""
-    from hf_gpt1.tools.convert import main as convert
-    from hf_gpt1.tools.hub import main as push
+    from hf_gpt1.commands.convert import main as convert
+    from hf_gpt1.commands.push import main as push
 
     with pytest.raises(ValueError, match=r"--n_position \(did you mean --n_positions\?\)"):
         convert(["--checkpoint_dir", "x", "--output_dir", str(tmp_path / "y"), "--n_position", "8"])
@@ -135,3 +135,75 @@ def test_version(command, tmp_path):
     for flag in ("--version", "-V"):
         done = run(command, flag, cwd=tmp_path)
         assert done.returncode == 0 and done.stdout == f"hf-gpt1 {__version__}\n"
+
+
+def test_the_command_table_the_readme_and_the_help_agree(capsys):
+    """One table (`hf_gpt1.commands.COMMANDS`) names the commands: `hf-gpt1 --help` lists exactly it, in its order,
+    the README's list of commands is it, and each entry's module is a module of `hf_gpt1.commands` with a `main`."""
+    import importlib
+
+    from hf_gpt1.commands import COMMANDS, main
+    from tests.utils import REPO_ROOT
+
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0
+    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines() if line.startswith("  ")]
+    assert listed == list(COMMANDS)
+    readme = " ".join((REPO_ROOT / "README.md").read_text().split())
+    assert f"`hf-gpt1 {' | '.join(COMMANDS)}`" in readme
+    for name, (module, _) in COMMANDS.items():
+        assert module == f"hf_gpt1.commands.{name.replace('-', '_')}", name
+        assert callable(importlib.import_module(module).main)
+
+
+# What each command must not import (a module-list check): the table and the tools load no Trainer, and those that
+# read no dataset load neither `datasets` nor `evaluate`.
+NOT_IMPORTED = {
+    "hf_gpt1.commands": ("transformers.trainer", "datasets", "evaluate"),
+    "hf_gpt1.commands.convert": ("transformers.trainer", "datasets", "evaluate"),
+    "hf_gpt1.commands.push": ("transformers.trainer", "datasets", "evaluate"),
+    "hf_gpt1.commands.zero_shot": ("transformers.trainer",),
+    "hf_gpt1.commands.reproduce": ("transformers.trainer", "evaluate"),
+}
+
+
+def test_a_command_imports_only_what_it_uses():
+    """Each command module imported alone (a forked child of one process that imported `hf_gpt1`): what it adds."""
+    script = f"""
+import json, os, sys
+import hf_gpt1
+found = {{}}
+for module, heavy in {NOT_IMPORTED!r}.items():
+    read, write = os.pipe()
+    if os.fork() == 0:
+        __import__(module)
+        os.write(write, json.dumps([name for name in heavy if name in sys.modules]).encode())
+        os._exit(0)
+    os.close(write)
+    found[module] = json.loads(os.read(read, 1 << 16))
+    os.wait()
+print(json.dumps(found))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.splitlines()[-1]) == dict.fromkeys(NOT_IMPORTED, [])
+
+
+@pytest.mark.parametrize(
+    ("old", "name", "new"),
+    [
+        ("hf_gpt1.tools.zero_shot", "main", "hf_gpt1.commands.zero_shot"),
+        ("hf_gpt1.tools.convert", "ConvertArguments", "hf_gpt1.commands.convert"),
+        ("hf_gpt1.tools.hub", "PushArguments", "hf_gpt1.commands.push"),
+        ("hf_gpt1.tools.reproduce", "main", "hf_gpt1.commands.reproduce"),
+        ("hf_gpt1.training.cli", "parse_recipe_args", "hf_gpt1.commands.command_line"),
+        ("hf_gpt1.training.cli", "flags_for_inputs", "hf_gpt1.training.flags"),
+    ],
+)
+def test_a_moved_name_still_answers_with_a_warning(old, name, new):
+    import importlib
+
+    with pytest.warns(FutureWarning, match=rf"{old}.{name} moved to {new}.{name}; the old name is removed in"):
+        value = getattr(importlib.import_module(old), name)
+    assert value is getattr(importlib.import_module(new), name)

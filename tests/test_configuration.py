@@ -64,3 +64,18 @@ def test_an_older_transformers_is_refused_at_import_with_the_version_it_needs():
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
     assert f"needs transformers>={MIN_TRANSFORMERS_VERSION}, but 5.17.0 is installed" in out.stdout, out.stderr
+
+
+def test_similarity_follows_the_input_format_and_a_contradiction_is_refused(tmp_path):
+    """One fact, one field: `similarity` follows `input_format` when that is set (a contradicting pair is refused),
+    and a config changing format through `from_pretrained` keywords stays consistent with `format_fields`."""
+    assert GPT1Config(input_format="similarity").similarity is True
+    assert GPT1Config(input_format="entailment").similarity is False
+    assert GPT1Config(similarity=True).similarity is True  # no format given: the field alone (openai-gpt heads)
+    with pytest.raises(ValueError, match="similarity=True contradicts input_format 'classification'"):
+        GPT1Config(input_format="classification", similarity=True)
+    GPT1Config(input_format="similarity", n_layer=1).save_pretrained(tmp_path)
+    moved = GPT1Config.from_pretrained(tmp_path, **GPT1Config.format_fields("entailment"))
+    assert (moved.input_format, moved.similarity) == ("entailment", False)
+    moved.save_pretrained(tmp_path)
+    assert GPT1Config.from_pretrained(tmp_path).similarity is False

@@ -151,7 +151,8 @@ def test_formats_module_needs_nothing_but_the_standard_library():
     code = (
         "import importlib.util, sys\n"
         "spec = importlib.util.spec_from_file_location('formats', 'hf_gpt1/formats.py')\n"
-        "spec.loader.exec_module(importlib.util.module_from_spec(spec))\n"
+        "module = sys.modules['formats'] = importlib.util.module_from_spec(spec)\n"  # as transformers' loader does
+        "spec.loader.exec_module(module)\n"
         "heavy = {'torch', 'transformers', 'datasets', 'numpy'} & set(sys.modules)\n"
         "assert not heavy, heavy\n"
     )
@@ -192,3 +193,27 @@ def test_every_format_is_one_row_that_the_package_reads():
                 if names & {c.value for c in [*constants, *tuples] if isinstance(c, ast.Constant)}:
                     compared.append(f"{path.relative_to(REPO_ROOT)}:{node.lineno}")
     assert not compared, compared
+
+
+def test_a_format_row_is_built_with_keywords_and_its_classes_come_from_tables():
+    """`InputFormat(...)` takes keywords only (a reordered field cannot shift silently); the collator a row names is
+    an entry of the explicit `COLLATORS` table (no lookup in a module's globals), the head an entry of `HEADS`."""
+    import dataclasses
+
+    from hf_gpt1.data.transforms import COLLATORS
+    from hf_gpt1.formats import INPUT_FORMATS, InputFormat
+    from hf_gpt1.modeling_gpt1 import HEADS
+
+    row = INPUT_FORMATS["entailment"]
+    with pytest.raises(TypeError):
+        InputFormat(*dataclasses.astuple(row))
+    assert InputFormat(**{f.name: getattr(row, f.name) for f in dataclasses.fields(row)}) == row
+    assert {fmt.collator for fmt in INPUT_FORMATS.values()} == set(COLLATORS)
+    assert {fmt.head for fmt in INPUT_FORMATS.values()} <= {entry.model.__name__ for entry in HEADS}
+    import ast
+
+    for path in sorted((REPO_ROOT / "hf_gpt1").rglob("*.py")):  # `globals()[name]` read: a lookup by name
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+                called = node.value
+                assert not (isinstance(called, ast.Call) and getattr(called.func, "id", "") == "globals"), path

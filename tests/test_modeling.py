@@ -3,6 +3,8 @@
 """The model (hf_gpt1.modeling_gpt1): parity with transformers' openai-gpt on every (device, dtype), L3 and the
 original's embedding table by hand, masks, cache, one output shape, no host syncs, tying, remote code, bad input."""
 
+from __future__ import annotations
+
 import copy
 import json
 import os
@@ -759,3 +761,27 @@ def test_loading_an_openai_gpt_checkpoint_warns_of_nothing(tmp_path):
             model = model_class.from_pretrained(tmp_path)
             assert model.config.model_type == "gpt1"
     assert "to instantiate a model of type" not in captured.out
+
+
+def test_label_smoothing_applies_to_l2_inside_l3():
+    import torch
+    import torch.nn.functional as F
+
+    from hf_gpt1 import GPT1ForMultipleChoice, GPT1ForSequenceClassification
+    from tests.utils import DELIM, EXTRACT, START, tiny_config
+
+    ids = torch.tensor([[START, 5, 6, 7, DELIM, 8, 9, EXTRACT], [START, 9, 8, DELIM, 7, 6, 5, EXTRACT]])
+    for head, inputs in (
+        (GPT1ForSequenceClassification, ids),
+        (GPT1ForMultipleChoice, torch.stack([ids, ids.flip(0)])),
+    ):
+        model = head(tiny_config(num_labels=2, clf_label_smoothing=0.2)).eval()
+        with torch.no_grad():  # confident logits (a gap of 5 between the answers): smoothing changes the loss a lot
+            logits = model(input_ids=inputs).logits
+            model.score.weight.mul_(5 / (logits.max(-1).values - logits.min(-1).values).min())
+            labels = model(input_ids=inputs).logits.argmax(-1)  # the confident answers
+        out = model(input_ids=inputs, labels=labels)
+        smoothed = F.cross_entropy(out.logits.float(), labels, label_smoothing=0.2)
+        assert smoothed - F.cross_entropy(out.logits.float(), labels) > 0.05
+        torch.testing.assert_close(out.clf_loss, smoothed)
+        torch.testing.assert_close(out.loss, smoothed + 0.5 * out.lm_loss)

@@ -3,7 +3,13 @@
 """Helpers the tests share: the one tiny model config, the ../shared/data location, recipe arguments, and the runner
 that checks a recipe's one-line error."""
 
+from __future__ import annotations
+
+import builtins
 import csv
+import io
+import json
+import os
 from pathlib import Path
 
 import pytest
@@ -104,7 +110,7 @@ def glue_args(task: str, model: Path, data_dir: Path, out: Path, *extra: str) ->
 
 def run_cli(capsys, main) -> str:
     """Runs a recipe's `main` as its script does (`run_recipe`); returns the one-line error it printed (exit 2)."""
-    from hf_gpt1.training.cli import run_recipe
+    from hf_gpt1.commands.command_line import run_recipe
 
     with pytest.raises(SystemExit) as exit_info:
         run_recipe(main)
@@ -145,3 +151,72 @@ def openai_gpt_folder(folder: Path, n_layer: int = 6) -> Path:
     (folder / "vocab.json").write_bytes((bpe / "encoder_bpe_40000.json").read_bytes())
     (folder / "merges.txt").write_bytes((bpe / "vocab_40000.bpe").read_bytes())
     return folder
+
+
+class Killed(BaseException):
+    """A kill at an exact moment (BaseException: no `except Exception` on the way may swallow it)."""
+
+
+class _DyingWriter:
+    """A file being written that gets half of its first write onto the disk, then `failure`."""
+
+    def __init__(self, real, failure: BaseException):
+        self.real, self.failure = real, failure
+
+    def write(self, data):
+        self.real.write(data[: max(1, len(data) // 2)])
+        self.real.flush()
+        raise self.failure
+
+    def fileno(self):  # no file descriptor: copies (shutil) must go through write() too
+        raise io.UnsupportedOperation("fileno")
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.real.close()
+
+
+def fail_writes_to(monkeypatch, name: str, failure: BaseException) -> None:
+    """Every file opened for writing whose name contains `name` dies half-way through its first write."""
+    real_open = builtins.open
+
+    def dying_open(file, mode="r", *args, **kwargs):
+        handle = real_open(file, mode, *args, **kwargs)
+        if isinstance(file, (str, os.PathLike)) and name in os.fspath(file) and any(m in mode for m in "wxa"):
+            return _DyingWriter(handle, failure)
+        return handle
+
+    monkeypatch.setattr(builtins, "open", dying_open)
+    monkeypatch.setattr(io, "open", dying_open)
+
+
+def predict_args(model: Path, data_dir: Path, out: Path, *extra: str) -> list[str]:
+    return [
+        "--task", "rte", "--model_name_or_path", str(model), "--data_dir", str(data_dir), "--output_dir", str(out),
+        "--do_train", "false", "--per_device_eval_batch_size", "8", *COMMON, *extra,
+    ]  # fmt: skip
+
+
+def _same_size_and_time(path: Path, text: str) -> None:
+    """Replaces a file's content with `text` of the same length, keeping its modification time."""
+    stat = path.stat()
+    assert len(text.encode()) == stat.st_size
+    path.write_text(text)
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
+def _rte_jsonl(labels: list[str]) -> str:
+    rows = [
+        {"sentence1": f"A man number {i:02d} plays.", "sentence2": "A person plays.", "label": label}
+        for i, label in enumerate(labels)
+    ]
+    return "".join(json.dumps(row) + "\n" for row in rows)
+
+
+def _train_loss(results: dict) -> list[float]:
+    return [entry["loss"] for entry in results["log_history"] if "loss" in entry]

@@ -11,8 +11,9 @@
     hf-gpt1 reproduce report --output_dir runs/reproduce
     hf-gpt1 <command> --help        # the command's own arguments; --help_all adds all of TrainingArguments
 
-Each command is a module with its arguments and its `main(argv)` (TRL's layout): `hf_gpt1.commands.glue`,
-`.multiple_choice`, `.pretrain`, and the tools' modules for the others. `python -m hf_gpt1 <command>` is the same;
+Each command is a module of this package with its argument dataclasses and its `main(argv)` (TRL's layout), parsed
+one way (`command_line.parse_recipe_args`); the library functions a command calls live in the layers below
+(`hf_gpt1.training`, `hf_gpt1.tools`, `hf_gpt1.data`). `python -m hf_gpt1 <command>` is the same;
 `accelerate launch -m hf_gpt1 glue ...` runs a recipe on several processes, as `accelerate launch recipes/glue.py
 ...` does from a checkout.
 """
@@ -23,18 +24,18 @@ import sys
 from collections.abc import Sequence
 from importlib import import_module
 
-from ..training.cli import command_errors
+from .command_line import command_errors, load_yaml, parse_recipe_args, run_recipe
 
-__all__ = ["COMMANDS", "main", "module_main"]
+__all__ = ["COMMANDS", "command_errors", "load_yaml", "main", "module_main", "parse_recipe_args", "run_recipe"]
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "pretrain": ("hf_gpt1.commands.pretrain", "pre-train (or continue pre-training) with L1 on text or a Hub corpus"),
     "glue": ("hf_gpt1.commands.glue", "fine-tune with L3 = L2 + λ·L1 on a GLUE task (or SNLI, SciTail), predict test"),
     "multiple-choice": ("hf_gpt1.commands.multiple_choice", "fine-tune on Story Cloze, RACE or SWAG"),
-    "zero-shot": ("hf_gpt1.tools.zero_shot", "score a language model with the paper's zero-shot heuristics"),
-    "convert": ("hf_gpt1.tools.convert", "convert the original openai/finetune-transformer-lm checkpoint"),
-    "push": ("hf_gpt1.tools.hub", "push a fine-tuned model to the Hub with its card, loadable without hf_gpt1"),
-    "reproduce": ("hf_gpt1.tools.reproduce", "the paper's Tables 2-5: plan, prefetch, run, report, submit-pack"),
+    "zero-shot": ("hf_gpt1.commands.zero_shot", "score a language model with the paper's zero-shot heuristics"),
+    "convert": ("hf_gpt1.commands.convert", "convert the original openai/finetune-transformer-lm checkpoint"),
+    "push": ("hf_gpt1.commands.push", "push a fine-tuned model to the Hub with its card, loadable without hf_gpt1"),
+    "reproduce": ("hf_gpt1.commands.reproduce", "the paper's Tables 2-5: plan, prefetch, run, report, submit-pack"),
 }  # fmt: skip
 """Each command's module (which holds its `main(argv)`, imported when the command runs) and its line of help."""
 
@@ -59,7 +60,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     sys.exit(0 if argv else 2)
 
 
-def module_main(module: str) -> None:
-    """`python -m <module>` for a command's module: the same as `hf-gpt1 <command>` with the arguments given."""
+def module_main(module: str, moved_from: str | None = None) -> None:
+    """`python -m <module>` for a command's module: the same as `hf-gpt1 <command>` with the arguments given.
+    `moved_from`: the module the command lived in before, whose `python -m` warns (removed in 0.6)."""
     name = next(name for name, (path, _) in COMMANDS.items() if path == module)
+    if moved_from:
+        print(
+            f"warning: python -m {moved_from} is deprecated and removed in hf_gpt1 0.6: run hf-gpt1 {name} (or "
+            f"python -m {module}).",
+            file=sys.stderr,
+        )
     main([name, *sys.argv[1:]])

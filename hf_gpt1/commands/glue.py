@@ -1,14 +1,14 @@
 # Copyright 2026 The hf_gpt1 authors.
 # SPDX-License-Identifier: Apache-2.0
-"""`hf-gpt1 glue` (recipes/glue.py): fine-tune with L3 = L2 + λ·L1 on a GLUE task (also SNLI and SciTail)."""
+"""`hf-gpt1 glue`: fine-tune with L3 = L2 + λ·L1 on a GLUE task (also SNLI and SciTail)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from ..training.arguments import DataArguments, GPT1TrainingArguments, ModelArguments
-from ..training.cli import parse_recipe_args
 from ..training.finetune import run_finetuning
+from .command_line import parse_recipe_args
 
 ARGUMENTS = (ModelArguments, DataArguments, GPT1TrainingArguments)
 """The fine-tuning commands' arguments: the model, the data, transformers' TrainingArguments with the paper's

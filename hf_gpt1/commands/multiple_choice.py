@@ -1,13 +1,13 @@
 # Copyright 2026 The hf_gpt1 authors.
 # SPDX-License-Identifier: Apache-2.0
-"""`hf-gpt1 multiple-choice` (recipes/multiple_choice.py): fine-tune on Story Cloze, RACE or SWAG."""
+"""`hf-gpt1 multiple-choice`: fine-tune on Story Cloze, RACE or SWAG."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..training.cli import parse_recipe_args
 from ..training.finetune import run_finetuning
+from .command_line import parse_recipe_args
 from .glue import ARGUMENTS
 
 

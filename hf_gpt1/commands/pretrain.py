@@ -1,14 +1,14 @@
 # Copyright 2026 The hf_gpt1 authors.
 # SPDX-License-Identifier: Apache-2.0
-"""`hf-gpt1 pretrain` (recipes/pretrain.py): pre-train, or continue pre-training, with L1."""
+"""`hf-gpt1 pretrain`: pre-train, or continue pre-training, with L1."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from ..training.arguments import PretrainDataArguments, PretrainModelArguments, PretrainTrainingArguments
-from ..training.cli import parse_recipe_args
 from ..training.pretrain import run_pretraining
+from .command_line import parse_recipe_args
 
 ARGUMENTS = (PretrainModelArguments, PretrainDataArguments, PretrainTrainingArguments)
 

@@ -17,10 +17,12 @@ import json
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-
-import datasets
+from typing import TYPE_CHECKING
 
 from .atomic import write_json_atomic
+
+if TYPE_CHECKING:
+    import datasets
 
 __all__ = [
     "content_cache_dir",
@@ -34,8 +36,14 @@ __all__ = [
 _CHUNK = 1 << 22
 
 
+def _datasets_cache() -> Path:
+    import datasets  # when a cache path is needed: the run records' digests need no `datasets`
+
+    return Path(datasets.config.HF_DATASETS_CACHE)
+
+
 def _digest_store() -> Path:
-    return Path(datasets.config.HF_DATASETS_CACHE) / "hf_gpt1" / "digests"
+    return _datasets_cache() / "hf_gpt1" / "digests"
 
 
 def file_version(file: str | os.PathLike | int) -> tuple[int, int, int, int]:
@@ -70,7 +78,7 @@ def file_digest(path: str | os.PathLike) -> str:
 def content_cache_dir(paths: Iterable[str | os.PathLike]) -> str:
     """A `datasets` cache folder for data read from `paths`, named by their contents (and their order)."""
     combined = hashlib.sha256("\n".join(file_digest(p) for p in paths).encode()).hexdigest()[:32]
-    return str(Path(datasets.config.HF_DATASETS_CACHE) / "hf_gpt1" / "by_content" / combined)
+    return str(_datasets_cache() / "hf_gpt1" / "by_content" / combined)
 
 
 def input_digests(

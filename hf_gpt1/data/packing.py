@@ -36,6 +36,7 @@ import numpy as np
 import pyarrow.compute as pc
 import torch
 
+from ..errors import PackingError
 from .files import check_text_file, held_out_count, not_utf8_error
 from .fingerprint import file_version, refuse_repeated_inputs
 
@@ -57,10 +58,6 @@ SHARD_BYTES = 4 << 20  # a shard is the unit of parallel work: ~4 MB of text, cu
 PACKING_VERSION = 1  # part of the cache key: a change to the packing rule or format invalidates old caches
 STREAMED_SUFFIXES = {"txt": "text", "text": "text", "jsonl": "json", "json": "json"}
 SHARD_TIMEOUT_S = 1800.0  # no shard finished for this long: a worker hangs (a 4 MB shard packs in seconds)
-
-
-class PackingError(RuntimeError):
-    """A packing worker died, hung or failed: the packing stopped and nothing of it was cached."""
 
 
 def token_dtype(vocab_size: int) -> np.dtype:

@@ -44,6 +44,7 @@ from ..tokenization_gpt1 import NO_LENGTH_LIMIT
 from .tasks import FORMATS, TaskSpec, get_task
 
 __all__ = [
+    "COLLATORS",
     "GPT1ClassificationCollator",
     "GPT1Collator",
     "GPT1MultipleChoiceCollator",
@@ -325,13 +326,19 @@ class GPT1MultipleChoiceCollator(GPT1Collator):
         return multiple_choice(context, choices, question=question, segment_cap=self.segment_cap, **self._ids())
 
 
+COLLATORS: dict[str, type[GPT1Collator]] = {
+    cls.__name__: cls for cls in (GPT1ClassificationCollator, GPT1SimilarityCollator, GPT1MultipleChoiceCollator)
+}
+"""The collator classes by the name a format row gives ([`~hf_gpt1.formats.InputFormat.collator`])."""
+
+
 def collator_for_format(format: str) -> type[GPT1Collator]:
     """The collator class of a format ([`~hf_gpt1.formats.InputFormat.collator`]).
 
     Raises:
         `ValueError`: Unknown format; the message lists the valid ones.
     """
-    return globals()[input_format(format).collator]
+    return COLLATORS[input_format(format).collator]
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -558,7 +565,7 @@ def segment_lengths(dataset: datasets.Dataset, format: str) -> list[np.ndarray]:
     def lengths(column) -> np.ndarray:
         return pc.list_value_length(column).to_numpy(zero_copy_only=False).astype(np.int64)
 
-    if input_format(format).choices:
+    if "choices" in table.column_names:  # multiple choice: the context, the question, the longest answer
         choices = table["choices"].combine_chunks()
         longest = np.zeros(table.num_rows, dtype=np.int64)
         np.maximum.at(longest, pc.list_parent_indices(choices).to_numpy(), lengths(pc.list_flatten(choices)))

@@ -12,24 +12,22 @@ Checkpoints saved by transformers' `OpenAIGPT*` classes need no conversion: `GPT
 reads them directly (and converts their projections the same way).
 
 Usage:
-    python -m hf_gpt1.tools.convert --checkpoint_dir finetune-transformer-lm/model --output_dir gpt1-original \
+    hf-gpt1 convert --checkpoint_dir finetune-transformer-lm/model --output_dir gpt1-original \
         [--encoder_path model/encoder_bpe_40000.json --bpe_path model/vocab_40000.bpe]
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from ..configuration_gpt1 import GPT1Config
-from ..data.atomic import atomic_save
+from ..deprecation import moved_names
 from ..formats import SPECIAL_TOKEN_FIELDS, SPECIAL_TOKENS
 from ..modeling_gpt1 import GPT1LMHeadModel
-from ..training.cli import parse_recipe_args
 
 NUM_SHARDS = 10
 # Per-block arrays in release order, with the hf_gpt1 parameter each one becomes.
@@ -190,37 +188,11 @@ def convert_openai_checkpoint(
     return model.eval()
 
 
-@dataclass
-class ConvertArguments:
-    """`hf-gpt1 convert`'s arguments."""
-
-    checkpoint_dir: str = field(metadata={"help": "Folder with params_shapes.json and params_*.npy."})
-    output_dir: str = field(metadata={"help": "Where to save the hf_gpt1 checkpoint."})
-    n_positions: int | None = field(default=None, metadata={"help": "Keep only this many position embeddings."})
-    no_special_tokens: bool = field(default=False, metadata={"help": "Do not append the GPT-1 special tokens."})
-    encoder_path: str | None = field(default=None, metadata={"help": "encoder_bpe_40000.json: also save the "
-                                                             "original tokenizer (with --bpe_path)."})  # fmt: skip
-    bpe_path: str | None = field(default=None, metadata={"help": "vocab_40000.bpe: also save the original tokenizer."})
-
-    def __post_init__(self):
-        if (self.encoder_path is None) != (self.bpe_path is None):
-            raise ValueError("--encoder_path and --bpe_path go together: give both to save the original tokenizer.")
+# the command moved to hf_gpt1.commands.convert: its names here warn until 0.6
+__getattr__ = moved_names(__name__, ("hf_gpt1.commands.convert",), ("ConvertArguments", "main"))
 
 
-def main(argv: list[str] | None = None) -> None:
-    """`hf-gpt1 convert`: [`convert_openai_checkpoint`], saved whole or not at all."""
-    (args,) = parse_recipe_args((ConvertArguments,), argv, prog="hf-gpt1 convert")
-    model = convert_openai_checkpoint(args.checkpoint_dir, args.n_positions, not args.no_special_tokens)
-    with atomic_save(args.output_dir) as staging:
-        model.save_pretrained(staging)
-        if args.encoder_path:
-            from ..tokenization_gpt1 import original_tokenizer
-
-            original_tokenizer(args.encoder_path, args.bpe_path).save_pretrained(staging)
-    print(f"Saved {model.num_parameters():,}-parameter GPT-1 to {args.output_dir}")
-
-
-if __name__ == "__main__":  # python -m: the same as the hf-gpt1 command
+if __name__ == "__main__":  # the old `python -m hf_gpt1.tools.convert`: warns, then runs the command
     from hf_gpt1.commands import module_main
 
-    module_main(__spec__.name)
+    module_main("hf_gpt1.commands.convert", moved_from=__spec__.name)

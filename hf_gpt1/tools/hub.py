@@ -19,9 +19,7 @@ import contextlib
 import getpass
 import json
 import os
-import sys
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +31,10 @@ from ..configuration_gpt1 import MIN_TRANSFORMERS_VERSION
 from ..data.hub_access import hub_access
 from ..data.metrics import baseline_name, scores_and_baselines
 from ..data.tasks import TaskSpec, get_task, task_from_file
+from ..deprecation import moved_names
 from ..modeling_gpt1 import HEADS
 from ..pipelines import MULTIPLE_CHOICE_TASK, GPT1MultipleChoicePipeline, gpt1_special_token_ids
 from ..tokenization_gpt1 import load_gpt1_tokenizer
-from ..training.cli import ARGUMENT_FILE_SUFFIXES, parse_recipe_args
 from ..training.output_dir import RESULTS_FILE, RUN_FILE, TASK_FILE
 
 _PIPELINE_TAGS = {entry.model.__name__: entry.pipeline_tag for entry in HEADS if entry.pipeline_tag}
@@ -437,47 +435,11 @@ def _refuse_leaks(staging: Path, folder: Path) -> None:
         )
 
 
-@dataclass
-class PushArguments:
-    """`hf-gpt1 push`'s arguments (the first two may also be given as words: `hf-gpt1 push runs/rte me/gpt1-rte`)."""
-
-    output_dir: str = field(metadata={"help": "The fine-tuning run's output folder."})
-    repo_id: str = field(metadata={"help": "namespace/name of the Hub repository (created when absent)."})
-    base_model: str | None = field(default=None, metadata={"help": "The pre-trained model, for the card (default: "
-                                                           "the run's)."})  # fmt: skip
-    license: str | None = field(
-        default=None,
-        metadata={"help": "The model's licence, a Hub identifier (apache-2.0, mit, ...); default: the base model's."},
-    )
-    license_name: str | None = field(default=None, metadata={"help": "With --license other: the licence's name."})
-    private: bool = field(default=False, metadata={"help": "Create the repository private."})
+# the command moved to hf_gpt1.commands.push: its names here warn until 0.6
+__getattr__ = moved_names(__name__, ("hf_gpt1.commands.push",), ("PushArguments", "main"))
 
 
-def main(argv: list[str] | None = None) -> str:
-    """`hf-gpt1 push` / `python -m hf_gpt1.tools.hub`: [`push_finetuned`] from the command line."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    words = 0
-    while (
-        words < min(2, len(argv))
-        and not argv[words].startswith("-")
-        and not argv[words].endswith(ARGUMENT_FILE_SUFFIXES)
-    ):
-        words += 1
-    named = [word for flag, value in zip(("--output_dir", "--repo_id"), argv[:words]) for word in (flag, value)]
-    (args,) = parse_recipe_args((PushArguments,), [*named, *argv[words:]], prog="hf-gpt1 push")
-    url = push_finetuned(
-        args.output_dir,
-        args.repo_id,
-        base_model=args.base_model,
-        license=args.license,
-        license_name=args.license_name,
-        private=args.private or None,
-    )
-    print(f"Pushed {args.output_dir} to {args.repo_id}: {url}")
-    return url
-
-
-if __name__ == "__main__":  # python -m: the same as the hf-gpt1 command
+if __name__ == "__main__":  # the old `python -m hf_gpt1.tools.hub`: warns, then runs the command
     from hf_gpt1.commands import module_main
 
-    module_main(__spec__.name)
+    module_main("hf_gpt1.commands.push", moved_from=__spec__.name)

@@ -1,7 +1,7 @@
 # Copyright 2026 The hf_gpt1 authors.
 # SPDX-License-Identifier: Apache-2.0
-"""`hf-gpt1 reproduce plan | prefetch | run | report | submit-pack`: the paper's Tables 2–5 from the original
-weights, beside the paper.
+"""The paper's Tables 2–5 from the original weights, beside the paper: the inputs, the matrix of runs and its queue
+(the library of `hf-gpt1 reproduce plan | prefetch | run | report | submit-pack`: `hf_gpt1.commands.reproduce`).
 
 Runs live in one folder, one per (task, condition, seed), each an ordinary `hf-gpt1 glue` / `multiple-choice` run:
 
@@ -15,8 +15,8 @@ runs what is not done (reusing finished runs, continuing unfinished ones) and re
 number of the chosen tables from the finished runs and writes `results.json` and `REPORT.md` beside them
 (`hf_gpt1.tools.reproduce_report`); `submit-pack` zips the GLUE test predictions for the GLUE server:
 
-    hf-gpt1 reproduce run --tasks rte,stsb,cola --seeds 0,1 --data_dir glue_data [any recipe argument]
-    hf-gpt1 reproduce report --output_dir runs/reproduce [--tables 2,3,4,5] [--glue_test_results server.json]
+    hf-gpt1 reproduce run --tasks rte stsb cola --seeds 0 1 --data_dir glue_data [any recipe argument]
+    hf-gpt1 reproduce report --output_dir runs/reproduce [--tables 2 3 4 5] [--glue_test_results server.json]
     hf-gpt1 reproduce run reproduce.yaml --seeds 3    # arguments from a YAML/JSON file, the flags after it override
 """
 
@@ -33,7 +33,7 @@ import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,15 +41,22 @@ import datasets
 
 from ..data.atomic import write_json_atomic
 from ..data.files import glue_file, load_task_splits
-from ..data.fingerprint import rows_digest
 from ..data.hub_access import hub_access
-from ..data.tasks import TaskSpec, get_task
-from ..training.cli import ARGUMENT_FILE_SUFFIXES, argument_file_argv
+from ..data.tasks import TaskSpec
+from ..deprecation import moved_names
 from ..training.output_dir import RUN_FILE
-from .paper_results import CONDITIONS, PAPER_RESULTS, TABLE5_TASKS
-from .reproduce_report import PLAN_FILE, RECORD_SUFFIX, changed_input, pack_glue_submission, write_report
+from .reproduce_report import RECORD_SUFFIX, changed_input
 
-__all__ = ["PlannedRun", "TaskData", "execute", "main", "plan_runs", "resolve_data", "resolve_model", "run_state"]
+__all__ = [
+    "PlannedRun",
+    "TaskData",
+    "driver_lock",
+    "execute",
+    "plan_runs",
+    "resolve_data",
+    "resolve_model",
+    "run_state",
+]
 
 STORY_CLOZE_FILES = ("cloze_test_val__spring2016.csv", "cloze_test_test__spring2016.csv")
 # What `prefetch` downloads of a model repository: its config, tokenizer and safetensors weights (openai-gpt's
@@ -147,7 +154,7 @@ def resolve_model(name_or_path: str, revision: str | None = None) -> tuple[str, 
     return folder, f"{name_or_path}@{Path(folder).name}"
 
 
-def _data_lines(
+def data_lines(
     data: TaskData, splits: datasets.DatasetDict, digest: str, tokenizer: Any, config: Any, extra: Sequence[str]
 ) -> tuple[str, dict[str, Any]]:
     """One task's plan line (source, rows and rows too long per split, fingerprint) and its record: its splits sliced,
@@ -396,137 +403,6 @@ def _record_failures(output_dir: str | Path, failed: list) -> None:
     write_json_atomic(Path(output_dir) / FAILURES_FILE, failed)
 
 
-def main(argv: Sequence[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(
-        prog="hf-gpt1 reproduce",
-        description=__doc__.split("\n\n")[0],
-        epilog="Any other argument goes to every run (e.g. --max_train_samples 48 --num_train_epochs 1: a smoke run).",
-        allow_abbrev=False,
-    )
-    parser.add_argument("action", choices=["plan", "prefetch", "run", "report", "submit-pack"], help="plan: the "
-                        "model, the data and the runs with their state; prefetch: download the model and the Hub "
-                        "datasets into the Hugging Face cache; run: run what is not done, then report; report: the "
-                        "tables from the finished runs; submit-pack: the GLUE server's zip of test "
-                        "predictions")  # fmt: skip
-    parser.add_argument("--output_dir", default="runs/reproduce", help="the runs' folder (<task>/<condition>/seed-N)")
-    parser.add_argument("--tables", default="2,3,4,5", help="the paper's tables, comma-separated")
-    parser.add_argument("--tasks", help="these tasks instead of the tables' (package task names, comma-separated)")
-    parser.add_argument("--conditions", help=f"of {', '.join(CONDITIONS)} (default: all); the "
-                        "ablations run on Table 5's tasks only (submit-pack: the one condition to pack, default "
-                        "full)")  # fmt: skip
-    parser.add_argument("--seeds", help="comma-separated seeds, one run each (default 0; submit-pack: the seed to "
-                        "pack, default each task's median run)")  # fmt: skip
-    parser.add_argument("--model_name_or_path", default="openai-community/openai-gpt", help="the pre-trained model")
-    parser.add_argument("--model_revision", help="the Hub commit of the model (default: main, resolved once and "
-                        "pinned for every run)")  # fmt: skip
-    parser.add_argument("--data_dir", help="a GLUE folder for the GLUE tasks (else their Hub copies)")
-    parser.add_argument("--story_cloze_dir", help="the folder of the two 2016 Story Cloze CSVs")
-    parser.add_argument("--devices", default="cpu", help="one run at a time on each: cpu, or GPU indices (0,1,...)")
-    parser.add_argument("--glue_test_results", help="report: a JSON file of the GLUE server's scores of your "
-                        'submission, by leaderboard column ({"RTE": 56.0, "MRPC": "82.3/75.7", ...})')  # fmt: skip
-    parser.add_argument("--partial", action="store_true", help="submit-pack: pack the tasks that ran, without the "
-                        "others (the server wants all 11 files)")  # fmt: skip
-    # parsed as every command is: an argument file first (after the action), exact names, --help_all as --help
-    argv = ["--help" if word == "--help_all" else word for word in (sys.argv[1:] if argv is None else argv)]
-    if len(argv) > 1 and argv[1].endswith(ARGUMENT_FILE_SUFFIXES):
-        if not Path(argv[1]).is_file():
-            parser.error(f"argument file {argv[1]} does not exist (check its name)")
-        argv = [argv[0], *argument_file_argv(Path(argv[1])), *argv[2:]]
-    args, extra = parser.parse_known_args(argv)
-    if extra and args.action in ("report", "submit-pack"):
-        parser.error(f"unknown argument(s) {' '.join(extra)}: {args.action} takes only the options --help lists")
-    owned = sorted({word.split("=")[0] for word in extra} & set(RUN_OWNED))
-    if owned:
-        parser.error(f"{owned[0]} is set for each run by reproduce: {RUN_OWNED[owned[0]]}")
-    tables = args.tables.split(",")
-    if not set(tables) <= {"2", "3", "4", "5"}:
-        parser.error(f"--tables {args.tables}: the paper's result tables are 2, 3, 4 and 5 (e.g. --tables 2,5)")
-    tables = [int(table) for table in tables]
-    conditions = (args.conditions or ",".join(CONDITIONS)).split(",")
-    if not set(conditions) <= set(CONDITIONS):
-        parser.error(f"--conditions {args.conditions}: choose among {', '.join(CONDITIONS)}")
-    if args.seeds is not None and not all(seed.isdigit() for seed in args.seeds.split(",")):
-        parser.error(f"--seeds {args.seeds}: give non-negative integers, comma-separated (e.g. --seeds 0,1,2)")
-    seeds = [int(seed) for seed in (args.seeds or "0").split(",")]
-    for flag, values in (("--seeds", seeds), ("--tasks", (args.tasks or "").split(",")), ("--conditions", conditions)):
-        repeated = sorted({str(v) for v in values if values.count(v) > 1})
-        if repeated and args.action != "submit-pack":
-            parser.error(f"{flag}: {', '.join(repeated)} given twice: each runs once (a seed twice would race)")
-    files = [name for name in (args.tasks or "").split(",") if name.endswith(ARGUMENT_FILE_SUFFIXES)]
-    if files:
-        parser.error(f"--tasks {files[0]}: reproduce runs the paper's tasks by name; run a task file with "
-                     f"hf-gpt1 glue --task {files[0]} (or hf-gpt1 multiple-choice)")  # fmt: skip
-    devices = args.devices.split(",")
-    problem = _device_problem(devices)
-    if problem and args.action == "run":
-        parser.error(problem)
-    if args.action in ("report", "submit-pack") and not Path(args.output_dir).is_dir():
-        parser.error(f"--output_dir {args.output_dir} is not a folder of runs (<task>/<condition>/seed-N)")
-    if args.action == "report":
-        rows, averages, text = write_report(args.output_dir, tables, args.glue_test_results)
-        print(text, end="")
-        return {"rows": rows, "averages": averages}
-    if args.action == "submit-pack":
-        if len(seeds) > 1 or (args.conditions and len(conditions) > 1):
-            parser.error("submit-pack packs one submission: give one --seeds value (or none) and one --conditions")
-        condition = conditions[0] if args.conditions else "full"
-        seed = seeds[0] if args.seeds else None
-        zipped, record = pack_glue_submission(args.output_dir, condition, seed, args.partial)
-        for name, entry in record["files"].items():
-            print(f"  {name:<12} {entry['run']} (validation {entry['validation_score']})")
-        missing = f"; not packed: {', '.join(record['missing'])}" if record["missing"] else ""
-        count = len(record["files"])
-        print(f"{zipped}: {count} file{'' if count == 1 else 's'} for the GLUE server (gluebenchmark.com){missing}")
-        return {"zip": str(zipped), **record}
-
-    names = args.tasks.split(",") if args.tasks else [row.task for row in PAPER_RESULTS if row.table in tables]
-    # every local input is checked before anything is downloaded or run
-    data = [task_data(get_task(name), args.data_dir, args.story_cloze_dir) for name in dict.fromkeys(names)]
-    batch_flags(extra)
-    model_path, model_label = resolve_model(args.model_name_or_path, args.model_revision)
-    print(f"model: {model_label}" + ("" if model_label == model_path else f" ({model_path})"), flush=True)
-    splits = {task.spec.name: resolve_data(task) for task in data}  # every dataset, before any run starts
-    if args.action == "prefetch":
-        return _prefetched(data, splits, model_label, model_path)
-    digests = {name: rows_digest(rows) for name, rows in splits.items()}
-    planned = plan_runs(data, conditions, seeds, args.output_dir, model_path, extra)
-    runs = [
-        replace(run, data_sha256=digests[run.task], model=model_label)
-        for run in planned
-        if run.condition == "full" or run.task in TABLE5_TASKS
-    ]
-    if args.action == "plan":
-        return _print_plan(data, splits, digests, runs, model_path, extra, args.output_dir)
-    with driver_lock(args.output_dir):
-        plan = {"model": model_label, "data": digests, "runs": [
-            {"task": run.task, "condition": run.condition, "seed": run.seed, "argv": list(run.argv)} for run in runs
-        ]}  # fmt: skip
-        write_json_atomic(Path(args.output_dir) / PLAN_FILE, plan)  # what the report counts runs against
-        outcome = execute(runs, args.output_dir, devices)
-    rows, averages, text = write_report(args.output_dir, tables, args.glue_test_results)
-    print(text, end="")
-    not_started = len(runs) - sum(len(entries) for entries in outcome.values())
-    print(f"{len(outcome['ran'])} ran, {len(outcome['reused'])} reused, {len(outcome['failed'])} failed, "
-          f"{not_started} not started ({Path(args.output_dir) / FAILURES_FILE})")  # fmt: skip
-    if outcome["failed"] or not_started:
-        print("error: the reproduction is incomplete: the failed runs' errors are above and in failures.json; run "
-              "the same command again to continue", file=sys.stderr)  # fmt: skip
-        raise SystemExit(1)
-    return {**outcome, "rows": rows, "averages": averages}
-
-
-def _device_problem(devices: Sequence[str]) -> str | None:
-    """What is wrong with `--devices` (each `cpu` or the index of a visible CUDA GPU), or None."""
-    import torch
-
-    count = torch.cuda.device_count()
-    for device in devices:
-        if device != "cpu" and not (device.isdigit() and int(device) < count):
-            visible = f"GPUs 0-{count - 1}" if count else "no CUDA GPU"
-            return f"--devices {device}: this machine has {visible}; give cpu or GPU indices (e.g. --devices 0,1)"
-    return None
-
-
 @contextlib.contextmanager
 def driver_lock(output_dir: str | Path):
     """One `reproduce run` per folder: a second driver would start the same runs and write one log twice."""
@@ -551,63 +427,11 @@ def driver_lock(output_dir: str | Path):
         yield
 
 
-def _print_plan(
-    data: Sequence[TaskData],
-    splits: Mapping[str, datasets.DatasetDict],
-    digests: Mapping[str, str],
-    runs: Sequence[PlannedRun],
-    model_path: str,
-    extra: Sequence[str],
-    output_dir: str,
-) -> dict[str, Any]:
-    """Prints the data (rows, rows too long for the model with its tokenizer, fingerprints) and the runs."""
-    from transformers import AutoConfig
-
-    from ..tokenization_gpt1 import add_gpt1_special_tokens, load_gpt1_tokenizer
-
-    tokenizer = load_gpt1_tokenizer(model_path)
-    add_gpt1_special_tokens(tokenizer)
-    config = AutoConfig.from_pretrained(model_path)  # an openai-gpt or a gpt1 config: n_positions
-    print("data (rows per split, and how many are longer than --max_seq_length, else the model's context, with the "
-          "model's tokenizer and are cut):")  # fmt: skip
-    records = {}
-    for task in data:
-        name = task.spec.name
-        line, records[name] = _data_lines(task, splits[name], digests[name], tokenizer, config, extra)
-        print(line, flush=True)
-    states = [run_state(run) for run in runs]
-    tasks = len({run.task for run in runs})
-    print(f"{len(runs)} runs ({tasks} tasks × conditions × seeds) in {output_dir}, at a batch of {PAPER_BATCH} "
-          "(one process each): " + ", ".join(f"{states.count(s)} {s}" for s in dict.fromkeys(states)))  # fmt: skip
-    for run, state in zip(runs, states):
-        print(f"  {state:<8} hf-gpt1 {run.recipe} {' '.join(run.argv)}")
-    return {"runs": [str(run.folder) for run in runs], "states": states, "data": records, "model": model_path}
+# the command moved to hf_gpt1.commands.reproduce: its name here warns until 0.6
+__getattr__ = moved_names(__name__, ("hf_gpt1.commands.reproduce",), ("main",))
 
 
-def _prefetched(
-    data: Sequence[TaskData], splits: Mapping[str, datasets.DatasetDict], model_label: str, model_path: str
-) -> dict[str, Any]:
-    """Says what `prefetch` put in the cache (the model was downloaded by `resolve_model`, the datasets by
-    `resolve_data`) and how a host without the Hub uses it."""
-    from huggingface_hub import constants
-
-    for task in data:
-        rows = ", ".join(f"{split} {part.num_rows:,}" for split, part in splits[task.spec.name].items())
-        print(f"  {task.spec.name:<12} {task.where}: {rows}")
-    hub = [task.spec.name for task in data if not task.source]
-    print(
-        f"prefetched {model_label} and {len(hub)} Hub dataset(s) into {constants.HF_HUB_CACHE} and "
-        f"{datasets.config.HF_DATASETS_CACHE}; on a host without the Hub, set HF_HOME to a copy of "
-        f"{constants.HF_HOME}, HF_HUB_OFFLINE=1 and HF_DATASETS_OFFLINE=1, and run the same command with run "
-        f"(--model_revision {Path(model_path).name} pins this commit)"
-        if model_label != model_path
-        else f"prefetched {len(hub)} Hub dataset(s) into {datasets.config.HF_DATASETS_CACHE}"
-    )
-    counts = {name: {split: part.num_rows for split, part in rows.items()} for name, rows in splits.items()}
-    return {"model": model_path, "datasets": counts}
-
-
-if __name__ == "__main__":  # python -m: the same as the hf-gpt1 command
+if __name__ == "__main__":  # the old `python -m hf_gpt1.tools.reproduce`: warns, then runs the command
     from hf_gpt1.commands import module_main
 
-    module_main(__spec__.name)
+    module_main("hf_gpt1.commands.reproduce", moved_from=__spec__.name)

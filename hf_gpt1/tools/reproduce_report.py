@@ -419,7 +419,7 @@ def pack_glue_submission(
         raise ValueError(
             f"{output_dir}: no finished {condition} run ({which}) writes {', '.join(missing)}; the GLUE server wants "
             f"all {len(GLUE_SUBMISSION_FILES)} files. Run those tasks (hf-gpt1 reproduce run --tasks "
-            f"{','.join(dict.fromkeys(GLUE_SUBMISSION_FILES[name] for name in missing))}), or pass --partial to pack "
+            f"{' '.join(dict.fromkeys(GLUE_SUBMISSION_FILES[name] for name in missing))}), or pass --partial to pack "
             "the others."
         )
     files = {}

@@ -16,11 +16,8 @@ task's GLUE metric; the experiment driver calls it on successive pre-training ch
 
 from __future__ import annotations
 
-import os
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import datasets
@@ -28,15 +25,9 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from ..data.atomic import write_json_atomic
-from ..data.files import load_glue_tsv, load_hub_copy, read_data_file
-from ..data.metrics import baseline_name, load_metric, prediction_warnings, score_with_baselines
+from ..data.metrics import load_metric, prediction_warnings, score_with_baselines
 from ..data.tasks import TaskSpec, get_task
-from ..modeling_gpt1 import GPT1LMHeadModel
-from ..tokenization_gpt1 import load_gpt1_tokenizer
-from ..training.checkpoints import load_checkpoint, model_hub_access
-from ..training.cli import flags_for_inputs, flags_of, parse_recipe_args
-from ..training.results import format_metrics
+from ..deprecation import moved_names
 
 ZERO_SHOT_TASKS: tuple[str, ...] = ("cola", "sst2", "race", "wnli")
 SST2_CUE, SST2_POSITIVE, SST2_NEGATIVE = "very", "positive", "negative"
@@ -317,81 +308,11 @@ def evaluate_zero_shot(
     return results
 
 
-# ------------------------------------------------------------------------------------------------ command
+# the command moved to hf_gpt1.commands.zero_shot: its names here warn until 0.6
+__getattr__ = moved_names(__name__, ("hf_gpt1.commands.zero_shot",), ("ZeroShotArguments", "main"))
 
 
-@dataclass
-class ZeroShotArguments:
-    model_name_or_path: str = field(metadata={"help": "GPT-1 LM checkpoint: folder or Hub id (openai-gpt works)."})
-    task: str = field(metadata={"help": f"One of {', '.join(ZERO_SHOT_TASKS)}."})
-    data_dir: str | None = field(default=None, metadata={"help": "GLUE TSV folder (CoLA, SST-2, WNLI)."})
-    validation_file: str | None = field(default=None, metadata={"help": "CSV/TSV/JSON(L) file with labelled rows."})
-    split: str = field(default="validation", metadata={"help": "Split of --data_dir or of the Hub copy to score."})
-    max_eval_samples: int | None = field(default=None, metadata={"help": "Score the first N rows only."})
-    calibration_split: str | None = field(
-        default=None, metadata={"help": "CoLA: fit the threshold on this labelled split (default: eval median)."}
-    )
-    max_calibration_samples: int | None = field(default=None, metadata={"help": "First N calibration rows."})
-    threshold: float | None = field(default=None, metadata={"help": "CoLA: a fixed threshold instead."})
-    batch_size: int = field(default=16, metadata={"help": "Sequences per forward pass."})
-    output_file: str | None = field(default=None, metadata={"help": "Write the metrics here as JSON."})
-
-
-def _load(args: ZeroShotArguments, split: str, limit: int | None) -> datasets.Dataset:
-    spec = get_task(args.task)
-    rows = None
-    with flags_for_inputs(flags_of(args)):  # the data layer names paths and arguments; the command line, flags
-        if args.validation_file and split == args.split:
-            rows = read_data_file(args.validation_file, task=spec, split="validation")
-        elif args.data_dir:
-            rows = load_glue_tsv(args.data_dir, spec, split)
-        elif spec.hub is not None:
-            rows = load_hub_copy(spec, split)
-    if rows is None:
-        raise ValueError(f"{spec.name!r} has no Hub copy: pass --data_dir or --validation_file.")
-    return rows.select(range(min(limit, len(rows)))) if limit is not None else rows
-
-
-def main(argv: list[str] | None = None) -> dict:
-    """`recipes/zero_shot.py` and `hf-gpt1 zero-shot`: scores a checkpoint; prints the metrics beside baselines."""
-    (args,) = parse_recipe_args((ZeroShotArguments,), argv, prog="hf-gpt1 zero-shot")
-    spec = get_task(args.task)
-    if spec.name not in ZERO_SHOT_TASKS:
-        raise ValueError(f"--task {args.task!r} has no zero-shot heuristic; choose one of {list(ZERO_SHOT_TASKS)}.")
-    if args.batch_size < 1:
-        raise ValueError(f"--batch_size {args.batch_size} must be a positive integer.")
-    for flag in ("max_eval_samples", "max_calibration_samples"):
-        if getattr(args, flag) is not None and getattr(args, flag) < 1:
-            raise ValueError(f"--{flag} {getattr(args, flag)} must be >= 1 (leave it out to use every row).")
-    if args.output_file:  # checked now, not after every row has been scored
-        folder = Path(args.output_file).absolute().parent
-        if not folder.is_dir():
-            raise FileNotFoundError(
-                f"--output_file {args.output_file}: the folder {folder} does not exist; create it."
-            )
-        if not os.access(folder, os.W_OK | os.X_OK):
-            raise PermissionError(f"--output_file {args.output_file}: {folder} is not writable; choose another file.")
-    with model_hub_access(args):
-        model = load_checkpoint(GPT1LMHeadModel, args.model_name_or_path)
-        tokenizer = load_gpt1_tokenizer(args.model_name_or_path)
-    dataset = _load(args, args.split, args.max_eval_samples)
-    calibration = None
-    if args.calibration_split is not None:
-        calibration = _load(args, args.calibration_split, args.max_calibration_samples)
-    results = evaluate_zero_shot(
-        model, tokenizer, spec, dataset, batch_size=args.batch_size, threshold=args.threshold, calibration=calibration
-    )
-    results["model"] = args.model_name_or_path
-    scores = format_metrics({k: v for k, v in results.items() if k != "threshold"}, "", baseline_name(spec))
-    print(f"zero-shot {spec.name} ({results['num_examples']} rows): {scores}")
-    for line in results.get("warnings", []):
-        print(f"warning: {line}")
-    if args.output_file:
-        write_json_atomic(args.output_file, results)
-    return results
-
-
-if __name__ == "__main__":  # python -m: the same as the hf-gpt1 command
+if __name__ == "__main__":  # the old `python -m hf_gpt1.tools.zero_shot`: warns, then runs the command
     from hf_gpt1.commands import module_main
 
-    module_main(__spec__.name)
+    module_main("hf_gpt1.commands.zero_shot", moved_from=__spec__.name)

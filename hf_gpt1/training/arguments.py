@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +21,7 @@ from transformers import TrainingArguments
 from transformers.integrations import get_available_reporting_integrations
 
 from ..configuration_gpt1 import GPT1Config
+from ..errors import ArgumentProblems
 from . import launch
 
 __all__ = [
@@ -83,16 +83,6 @@ def check_config_fields(flags: dict[str, str], **fields: object) -> None:
     except StrictDataclassClassValidationError as err:
         message = str(err.__cause__ or err).removeprefix("GPT1Config: ")
         raise ValueError(re.sub(r"\b\w+\b", lambda word: flags.get(word[0], word[0]), message)) from None
-
-
-class ArgumentProblems(ValueError):
-    """Every problem found with a run's arguments, in one error: the problem itself, or "N problems with the
-    arguments:" and one line each."""
-
-    def __init__(self, problems: Sequence[str]):
-        self.problems = list(problems)
-        lines = [f"{len(self.problems)} problems with the arguments:", *(f"  - {p}" for p in self.problems)]
-        super().__init__(self.problems[0] if len(self.problems) == 1 else "\n".join(lines))
 
 
 @dataclass

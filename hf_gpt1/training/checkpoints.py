@@ -227,8 +227,8 @@ def model_hub_access(model_args: Any) -> AbstractContextManager:
     given.append(("--tokenizer_name_or_path", getattr(model_args, "tokenizer_name_or_path", None)))
     return hub_access(
         " / ".join(f"{flag} {value}" for flag, value in given if value),
-        "give a local folder instead (a checkpoint saved by recipes/pretrain.py, or a release converted with python "
-        "-m hf_gpt1.tools.convert), or run where the Hub is reachable",
+        "give a local folder instead (a checkpoint saved by hf-gpt1 pretrain, or a release converted with hf-gpt1 "
+        "convert), or run where the Hub is reachable",
     )
 
 

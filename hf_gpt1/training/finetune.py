@@ -1,7 +1,7 @@
 # Copyright 2026 The hf_gpt1 authors.
 # SPDX-License-Identifier: Apache-2.0
 """Fine-tuning with L3 = L2 + λ·L1 on any task of `hf_gpt1.data.tasks`: [`run_finetuning`], behind
-`recipes/glue.py` and `recipes/multiple_choice.py`.
+`hf-gpt1 glue` and `hf-gpt1 multiple-choice` (`hf_gpt1.commands`).
 
 Data flow: raw rows (Hub, GLUE TSV folder, or CSV/TSV/JSON files: `hf_gpt1.data.files`) → `prepare_dataset` (tokenize
 once) → the task's collator (special tokens, padding, LM labels) → `GPT1ForSequenceClassification` /
@@ -27,6 +27,7 @@ import pyarrow.compute as pc
 import torch
 from transformers import EvalPrediction, set_seed
 
+from ..configuration_gpt1 import GPT1Config
 from ..data.atomic import write_json_atomic
 from ..data.files import check_unique_ids, load_task_splits, task_folder
 from ..data.fingerprint import rows_digest
@@ -50,7 +51,7 @@ from .arguments import (
     new_model_dtype,
 )
 from .checkpoints import check_model_path, load_checkpoint, load_config, model_hub_access, resume_checkpoint
-from .cli import flags_for_inputs, flags_of, in_flags
+from .flags import flags_for_inputs, flags_of, in_flags
 from .launch import settle_launch
 from .memory import apply_memory_arguments
 from .output_dir import TASK_FILE, check_output_dir, claimed, run_identity
@@ -108,8 +109,7 @@ def run_finetuning(
     max_length, segment_cap = input_lengths(data_args, model.config, predict_only=not args.do_train)
     # the truncation the run uses travels with the model, so that pipelines serve inputs as the run saw them
     tokenizer.model_max_length = max_length
-    if spec.input_format.choices:
-        model.config.segment_cap = segment_cap
+    model.config.segment_cap = segment_cap  # None but for multiple choice (`_check_arguments`)
 
     # tokenized once (the main process first; the others read its cache)
     processed = {}
@@ -237,8 +237,7 @@ def build_model(
         "lm_coef": model_args.lm_coef,
         "clf_pdrop": model_args.clf_pdrop,
         "original_embedding_table": model_args.original_embedding_table,
-        "similarity": fmt.orderings == 2,
-        "input_format": spec.format,
+        **GPT1Config.format_fields(spec.format),
         "clf_label_smoothing": model_args.clf_label_smoothing,
         "dtype": MODEL_DTYPES[weights_dtype(model_args.model_dtype, bf16)],
     }
@@ -315,7 +314,7 @@ def _check_arguments(
     problems = []
     if recipe in RECIPE_FOR_MULTIPLE_CHOICE.values() and recipe != right:
         kind = "multiple choice" if multiple_choice else "not multiple choice"
-        problems.append(f"--task {data_args.task!r} is {kind}: run it with recipes/{right}.py.")
+        problems.append(f"--task {data_args.task!r} is {kind}: run it with hf-gpt1 {right.replace('_', '-')}.")
     if data_args.segment_cap is not None and not multiple_choice:
         problems.append("--segment_cap applies to multiple-choice tasks (Story Cloze, RACE, SWAG) only.")
     if data_args.story_cloze_protocol and spec.name != "story_cloze":
@@ -500,7 +499,6 @@ def tokenize_split(
     limit = data_args.max_train_samples if split == "train" else data_args.max_eval_samples
     if limit is not None and not split.startswith("test"):
         rows = rows.select(range(min(limit, rows.num_rows)))
-    cap = segment_cap if spec.input_format.choices else None
     dataset, collator = prepare_dataset(
         rows,
         tokenizer,
@@ -508,9 +506,10 @@ def tokenize_split(
         drop_unlabeled=not split.startswith("test"),
         max_length=max_length,
         pad_to_multiple_of=data_args.pad_to_multiple_of,
-        **({"segment_cap": cap} if spec.input_format.choices else {}),
+        **({"segment_cap": segment_cap} if segment_cap is not None else {}),  # the multiple-choice collator's
     )
-    return dataset, collator, rows.num_rows - dataset.num_rows, rows_to_truncate(dataset, spec.format, max_length, cap)
+    truncated = rows_to_truncate(dataset, spec.format, max_length, segment_cap)
+    return dataset, collator, rows.num_rows - dataset.num_rows, truncated
 
 
 def _tokenize(
@@ -532,7 +531,6 @@ def _tokenize(
             dataset.num_rows + dropped,
             spec.label_column,
         )
-    cap = segment_cap if spec.input_format.choices else None
     if truncated:
         logger.warning(
             "%s: %d of %d rows are longer than %d tokens%s and are truncated (special tokens kept%s); "
@@ -541,7 +539,7 @@ def _tokenize(
             truncated,
             dataset.num_rows,
             max_length,
-            "" if cap is None else f" or have a segment over --segment_cap {cap}",
+            "" if segment_cap is None else f" or have a segment over --segment_cap {segment_cap}",
             f"; the end of the {' + '.join(spec.text_columns)} is cut, the {spec.question_column} and every answer "
             "kept whole"
             if spec.question_column

@@ -1,7 +1,7 @@
 # Copyright 2026 The hf_gpt1 authors.
 # SPDX-License-Identifier: Apache-2.0
 """L1 pre-training (from scratch or continued) on packed windows of contiguous text: [`run_pretraining`], behind
-`recipes/pretrain.py`.
+`hf-gpt1 pretrain` (`hf_gpt1.commands.pretrain`).
 
 Data flow: text (local .txt / .jsonl files read as a stream by `hf_gpt1.data.packing.TextCorpus`; csv / parquet
 files or any Hub dataset through `hf_gpt1.data.files.load_corpus`) → a GPT-1 BPE (trained on a bounded sample of the
@@ -61,7 +61,7 @@ from .checkpoints import (
     model_hub_access,
     resume_checkpoint,
 )
-from .cli import flags_for_inputs, flags_of
+from .flags import flags_for_inputs, flags_of
 from .launch import settle_launch
 from .memory import apply_memory_arguments
 from .output_dir import check_output_dir, check_recorded_digests, claimed, run_identity

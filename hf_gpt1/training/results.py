@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from transformers.trainer_utils import TrainOutput
 
@@ -17,7 +17,9 @@ from .arguments import RecipeTrainingArguments
 from .callbacks import format_duration
 from .curves import CURVES_FILE, write_curves
 from .output_dir import RESULTS_FILE
-from .trainer import GPT1Trainer
+
+if TYPE_CHECKING:  # annotations only: formatting results imports no Trainer
+    from .trainer import GPT1Trainer
 
 __all__ = ["format_metrics", "logged_metrics", "print_start", "save_results"]
 

@@ -28,6 +28,7 @@ from transformers import trainer as transformers_trainer
 from transformers.trainer_utils import has_length
 
 from ..data.atomic import atomic_save, write_failure
+from ..errors import TrainingError, TrainingInterrupted
 from .callbacks import CheckpointCompletion, GracefulStop, SpeedMeter
 from .checkpoints import COMPLETE_MARKER, checkpoint_elapsed, last_complete_checkpoint
 from .precision import master_weight_optimizer
@@ -51,18 +52,6 @@ TRAINER_OVERRIDES = {
 }
 """Every `Trainer` method hf_gpt1 overrides, with why; all public. `tests/training/test_trainer.py` checks their
 signatures against the installed transformers, so a release that changes one fails loudly, naming its version."""
-
-
-class TrainingError(RuntimeError):
-    """Training cannot go on (a non-finite loss, a full disk); the message says why and how to continue."""
-
-
-class TrainingInterrupted(TrainingError):
-    """Training stopped on a signal, after saving a complete checkpoint; `signum` is the signal."""
-
-    def __init__(self, message: str, signum: int):
-        super().__init__(message)
-        self.signum = signum
 
 
 @contextlib.contextmanager

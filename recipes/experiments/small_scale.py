@@ -28,23 +28,20 @@ from typing import Any
 
 import torch
 
-from hf_gpt1.data.atomic import write_figure_atomic, write_json_atomic, write_text_atomic
-from hf_gpt1.data.files import load_glue_tsv
-from hf_gpt1.data.tasks import get_task
-from hf_gpt1.modeling_gpt1 import GPT1LMHeadModel
-from hf_gpt1.tokenization_gpt1 import load_gpt1_tokenizer
-from hf_gpt1.tools.zero_shot import evaluate_zero_shot
-from hf_gpt1.training.arguments import (
+from hf_gpt1 import GPT1LMHeadModel, get_task, load_glue_tsv, load_gpt1_tokenizer
+from hf_gpt1.commands import load_yaml, run_recipe
+from hf_gpt1.data import write_figure_atomic, write_json_atomic, write_text_atomic
+from hf_gpt1.tools import evaluate_zero_shot
+from hf_gpt1.training import (
     DataArguments,
     GPT1TrainingArguments,
     ModelArguments,
     PretrainDataArguments,
     PretrainModelArguments,
     PretrainTrainingArguments,
+    run_finetuning,
+    run_pretraining,
 )
-from hf_gpt1.training.cli import load_yaml, run_recipe
-from hf_gpt1.training.finetune import run_finetuning
-from hf_gpt1.training.pretrain import run_pretraining
 
 DISCUSSION = "## Discussion"
 # Paper Table 5's rows we reproduce, as model-argument overrides of the full method.

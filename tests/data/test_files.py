@@ -4,12 +4,16 @@
 files read with their problems named by file and line, a recipe's splits from a folder and files, Story Cloze's split,
 and submission / prediction files."""
 
+from __future__ import annotations
+
 import json
+import shutil
 from pathlib import Path
 
 import datasets
 import pytest
 
+from hf_gpt1.commands.glue import main as glue_main
 from hf_gpt1.data.files import (
     load_corpus,
     load_glue_tsv,
@@ -18,7 +22,13 @@ from hf_gpt1.data.files import (
     story_cloze_split,
 )
 from hf_gpt1.data.tasks import get_task
-from tests.utils import shared_data, story_cloze_csv
+from tests.utils import (
+    COMMON,
+    predict_args,
+    run_cli,
+    shared_data,
+    story_cloze_csv,
+)
 
 ROW_COUNTS = {
     "cola": (8551, 1043, 1063),
@@ -291,3 +301,98 @@ def test_corpus_from_text_files(tmp_path):
     latin = _table(tmp_path / "latin.txt", "ok\ncaf\u00e9\n", encoding="latin-1")
     with pytest.raises(ValueError, match="latin.txt:2 is not UTF-8"):
         load_corpus([str(latin)])
+
+
+def test_a_second_header_in_a_joined_file_is_refused_naming_its_line(rte_model, tmp_path, capsys, no_training):
+    part = "sentence1,sentence2\nA man plays.,A person plays.\nA dog runs.,A cat sleeps.\n"
+    test = tmp_path / "test.csv"
+    test.write_text(part + part)  # cat a.csv b.csv
+    argv = predict_args(rte_model, tmp_path, tmp_path / "out")
+    argv[argv.index("--data_dir") : argv.index("--data_dir") + 2] = ["--test_file", str(test)]
+    error = run_cli(capsys, lambda: glue_main(argv))
+    assert f"{test}:4 repeats the header row" in error, error
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_glue_test_file_with_a_repeated_index_is_refused_naming_its_line(
+    rte_model, glue_slice, tmp_path, capsys, no_training
+):
+    data = tmp_path / "glue"
+    shutil.copytree(glue_slice / "RTE", data / "RTE")
+    lines = (data / "RTE" / "test.tsv").read_text().splitlines(keepends=True)
+    (data / "RTE" / "test.tsv").write_text("".join([*lines, lines[3]]))  # the row of index 2, again at the end
+    error = run_cli(capsys, lambda: glue_main(predict_args(rte_model, data, tmp_path / "out")))
+    assert f"test.tsv:{len(lines) + 1}: 'index' 2 is also the id of the row at" in error and ":4" in error, error
+
+
+def test_a_test_file_with_repeated_ids_is_refused(tiny_lm, tmp_path, capsys, no_training):
+    stories = tmp_path / "test.csv"
+    header = "InputStoryid,InputSentence1,InputSentence2,InputSentence3,InputSentence4,RandomFifthSentenceQuiz1,"
+    header += "RandomFifthSentenceQuiz2\n"
+    row = "{},A.,B.,C.,D.,E.,F.\n"
+    stories.write_text(header + row.format("s1") + row.format("s2") + row.format("s1"))
+    argv = [
+        "--task", "story_cloze", "--model_name_or_path", str(tiny_lm), "--test_file", str(stories),
+        "--do_train", "false", "--do_eval", "false", "--output_dir", str(tmp_path / "out"), *COMMON,
+    ]  # fmt: skip
+    from hf_gpt1.commands.multiple_choice import main as multiple_choice_main
+
+    error = run_cli(capsys, lambda: multiple_choice_main(argv))
+    assert "data row 3: 'InputStoryid' 's1' is also the id of the row at" in error, error
+
+
+def test_glue_fields_may_hold_line_separators(tmp_path):
+    from hf_gpt1.data.files import read_data_file
+    from hf_gpt1.data.tasks import get_task
+
+    path = tmp_path / "train.tsv"
+    path.write_text("index\tsentence1\tsentence2\tlabel\n0\tA\u2028man plays.\tA person\u0085plays.\tentailment\n")
+    rows = read_data_file(path, task=get_task("rte"))
+    assert rows.num_rows == 1 and rows["sentence1"] == ["A\u2028man plays."]
+
+
+def test_a_csv_label_written_as_an_id_is_that_id():
+    from hf_gpt1.data.tasks import get_task
+
+    assert get_task("rte").label_to_id("0") == 0 and get_task("rte").label_to_id(" 1") == 1
+    with pytest.raises(ValueError, match="not one of"):
+        get_task("rte").label_to_id("2")
+
+
+def test_a_byte_order_mark_inside_a_jsonl_file_is_named_with_its_line(tmp_path):
+    from hf_gpt1.data.files import read_data_file
+
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(b'{"sentence": "a", "label": 1}\n\xef\xbb\xbf{"sentence": "b", "label": 0}\n')
+    with pytest.raises(ValueError, match=r"rows.jsonl:2 holds a byte-order mark \(U\+FEFF"):
+        read_data_file(path)
+
+
+def test_a_byte_order_mark_inside_a_field_is_text_as_in_qnlis_official_dev_tsv(tmp_path):
+    from hf_gpt1.data.files import read_data_file
+    from hf_gpt1.data.tasks import get_task
+
+    qnli = tmp_path / "dev.tsv"  # QNLI dev.tsv line 62: U+FEFF inside a Wikipedia sentence (around coordinates)
+    qnli.write_text(
+        "index\tquestion\tsentence\tlabel\n0\tWhere is it?\tIt is at 51°N\ufeff 0°W in London.\tentailment\n"
+        "1\tWho came?\tNobody came.\tnot_entailment\n",
+        encoding="utf-8",
+    )
+    rows = read_data_file(qnli, get_task("qnli"), "validation")
+    assert rows.num_rows == 2 and "\ufeff" in rows["sentence"][0]
+    joined = tmp_path / "joined.tsv"  # a second file joined on with `cat`: its BOM starts a line
+    joined.write_bytes(qnli.read_bytes() + "\ufeff2\tWhy?\tBecause.\tentailment\n".encode())
+    with pytest.raises(ValueError, match=r"joined.tsv:4 holds a byte-order mark .* at its start"):
+        read_data_file(joined, get_task("qnli"), "validation")
+
+
+def test_every_shared_glue_tsv_is_read(tmp_path):
+    from hf_gpt1.data.files import load_glue_tsv
+    from hf_gpt1.data.tasks import get_task
+    from tests.utils import shared_data
+
+    root = shared_data("glue")
+    for task, folder in [("cola", "CoLA"), ("sst2", "SST-2"), ("mrpc", "MRPC"), ("stsb", "STS-B"), ("rte", "RTE")]:
+        for split in ("train", "validation", "test"):
+            assert load_glue_tsv(root, get_task(task), split).num_rows > 0, (folder, split)
+    assert load_glue_tsv(root, get_task("wnli"), "test").num_rows == 146

@@ -2,19 +2,28 @@
 # SPDX-License-Identifier: Apache-2.0
 """Pre-training data (hf_gpt1.data.packing): the windows, their storage, the cache, the workers, the stream."""
 
+from __future__ import annotations
+
+import functools
 import json
+import os
 import shutil
+import signal
+import time
 from pathlib import Path
 
 import datasets
 import numpy as np
 import pytest
 
+from hf_gpt1.commands.pretrain import main as pretrain_main
 from hf_gpt1.data import packing
 from hf_gpt1.data.files import load_corpus
 from hf_gpt1.data.packing import TextCorpus, pack_corpus, pack_windows, stream_corpus, window_collator
 from hf_gpt1.tokenization_gpt1 import original_tokenizer
-from tests.utils import shared_data
+from hf_gpt1.training import pretrain
+from hf_gpt1.training.output_dir import RUN_FILE
+from tests.utils import COMMON, run_cli, shared_data
 
 
 @pytest.fixture
@@ -204,3 +213,253 @@ def test_the_unknown_share_reads_a_corpus_in_bounded_memory(tmp_path):
         growth[n] = measured["growth_mb"]
     file_pages = (32_000 - 8_000) * 512 * 2 / 2**20  # 24 MiB more of the memory-mapped cache read
     assert growth[32_000] - growth[8_000] < file_pages + 8, growth
+
+
+WORDS = "the cat sat on a mat and ran far away from home".split()
+
+
+def corpus_text(lines: int = 300, words=WORDS) -> str:
+    return "".join(" ".join(words[(i + j) % len(words)] for j in range(9)) + "\n" for i in range(lines))
+
+
+def pretrain_argv(tmp_path: Path, *files: Path, extra: tuple[str, ...] = ()) -> list[str]:
+    return [
+        "--train_files", *map(str, files), "--output_dir", str(tmp_path / "run"), "--vocab_size", "100",
+        "--n_layer", "1", "--n_embd", "32", "--n_head", "2", "--n_positions", "32", "--max_steps", "2",
+        "--per_device_train_batch_size", "4", "--warmup_steps", "0", "--eval_steps", "2", "--save_steps", "2",
+        "--seed", "5", *COMMON, *extra,
+    ]  # fmt: skip
+
+
+def rewrite_keeping_size_and_time(path: Path, text: str) -> None:
+    """An edit no size or modification time shows (only the change time moves, which no tool can set back)."""
+    stat = path.stat()
+    assert len(text.encode()) == stat.st_size
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
+@pytest.fixture
+def shards(tmp_path, cache):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(corpus_text(2000), encoding="utf-8")
+    from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
+
+    tokenizer = train_gpt1_tokenizer([corpus_text(20)], vocab_size=60)
+    return packing.TextCorpus([str(corpus)], shard_bytes=8_000).train, tokenizer
+
+
+def faulty_shard(monkeypatch, fault):
+    """The worker packing the second shard meets `fault`; the others pack normally."""
+    real = packing._pack_shard
+
+    def pack(job):
+        if job[-1].endswith("000001.arrow"):
+            fault()
+        return real(job)
+
+    monkeypatch.setattr(packing, "_pack_shard", pack)
+
+
+def _no_partial_cache(cache: Path) -> None:
+    packed = cache / "hf_gpt1" / "packed"
+    assert not packed.exists() or not list(packed.iterdir()), list(packed.iterdir())
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_corpus_rewritten_between_the_scan_and_the_packing_is_refused(workers, tmp_path, cache, capsys, monkeypatch):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(corpus_text(), encoding="utf-8")
+    real_pack = packing.pack_corpus
+
+    def edit_then_pack(shards, *args, **kwargs):  # the moment between the scan (digest recorded) and the packing
+        rewrite_keeping_size_and_time(corpus, corpus.read_text()[::-1][1:] + "\n")
+        return real_pack(shards, *args, **kwargs)
+
+    monkeypatch.setattr(pretrain, "pack_corpus", edit_then_pack)
+    argv = pretrain_argv(tmp_path, corpus, extra=("--preprocessing_num_workers", workers, "--bpe_sample_mb", "1"))
+    error = run_cli(capsys, lambda: pretrain_main(argv))
+    assert f"{corpus} changed while this run was reading it" in error and "nothing was trained" in error, error
+    assert not (tmp_path / "run" / RUN_FILE).exists()
+    assert not [p for p in (cache / "hf_gpt1" / "packed").glob("*") if (p / "done").exists()]  # nothing cached
+
+
+def test_a_corpus_changed_between_the_start_and_the_scan_is_refused(tmp_path, cache, capsys, monkeypatch):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(corpus_text(), encoding="utf-8")
+    real_corpus = pretrain.TextCorpus
+
+    def edit_then_scan(*args, **kwargs):  # the run's identity (digests) was taken before this
+        rewrite_keeping_size_and_time(corpus, corpus.read_text().upper())
+        return real_corpus(*args, **kwargs)
+
+    monkeypatch.setattr(pretrain, "TextCorpus", edit_then_scan)
+    error = run_cli(capsys, lambda: pretrain_main(pretrain_argv(tmp_path, corpus)))
+    assert f"--train_files {corpus} changed while this run was reading it" in error, error
+
+
+def test_the_recorded_digest_is_that_of_the_bytes_trained_on(tmp_path, cache):
+    from hf_gpt1.data.fingerprint import file_digest
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(corpus_text(), encoding="utf-8")
+    pretrain_main(pretrain_argv(tmp_path, corpus))
+    recorded = json.loads((tmp_path / "run" / RUN_FILE).read_text())["inputs"]["--train_files"]
+    assert recorded == {str(corpus): file_digest(corpus)}
+
+
+@pytest.mark.parametrize("how", ["same path", "same content", "held out"])
+def test_a_corpus_file_named_twice_is_refused(how, tmp_path, cache, capsys):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text(corpus_text(), encoding="utf-8")
+    b.write_text(corpus_text(200, WORDS[::-1]), encoding="utf-8")
+    if how == "same path":
+        argv, fragment = pretrain_argv(tmp_path, a, b, a), f"--train_files {a} is the same file as --train_files {a}"
+    elif how == "same content":
+        copy = tmp_path / "copy.txt"
+        copy.write_bytes(a.read_bytes())
+        argv, fragment = pretrain_argv(tmp_path, a, copy), f"{copy} has the same content as --train_files {a}"
+    else:
+        argv = pretrain_argv(tmp_path, a, extra=("--validation_files", str(a)))
+        fragment = f"--validation_files {a} is the same file as --train_files {a}"
+    error = run_cli(capsys, lambda: pretrain_main(argv))
+    assert fragment in error and "Name each file once" in error, error
+
+
+def test_a_bpe_sample_that_misses_the_corpus_is_warned_before_training(tmp_path, cache, capsys):
+    latin, greek = tmp_path / "latin.txt", tmp_path / "greek.txt"
+    latin.write_text(corpus_text(40), encoding="utf-8")  # ~1.4 kB: the BPE samples its first 1 kB only
+    greek.write_text(corpus_text(300, "αβγ δεζ ηθι κλμ νξο πρσ τυφ χψω".split()), encoding="utf-8")
+    argv = pretrain_argv(tmp_path, latin, greek, extra=("--bpe_sample_mb", "0.001"))
+    pretrain_main(argv)
+    out = capsys.readouterr().out
+    start = out[: out.index("== pretrain")]  # said at the start, before training's summary
+    assert "of the training tokens are <unk>" in start and "--bpe_sample_mb" in start, start
+
+
+def test_a_bpe_that_covers_the_corpus_warns_nothing(tmp_path, cache, capsys):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(corpus_text(), encoding="utf-8")
+    pretrain_main(pretrain_argv(tmp_path, corpus))
+    assert "<unk>" not in capsys.readouterr().out
+
+
+def test_streaming_writes_nothing_to_the_cache(tmp_path, cache, capsys):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(corpus_text(), encoding="utf-8")
+    results = pretrain_main(pretrain_argv(tmp_path, corpus, extra=("--streaming", "true")))
+    assert results["validation"]["eval_perplexity"] > 1
+    # datasets' generator builder leaves an empty lock file; the digests are what the start line says
+    files = [p for p in cache.rglob("*") if p.is_file() and not (p.suffix == ".lock" and p.stat().st_size == 0)]
+    written = {p.relative_to(cache).parts[:2] for p in files}
+    assert written <= {("hf_gpt1", "digests")}, written
+    assert "nothing is written to the datasets cache but the corpus files' digests" in capsys.readouterr().out
+
+
+def test_a_corpus_csv_that_does_not_parse_is_one_line_naming_it(tmp_path, cache, capsys):
+    corpus = tmp_path / "docs.csv"
+    corpus.write_text("text\n" + "".join(f"document {i}\n" for i in range(40)) + '"a, "b" c,,d\n')
+    error = run_cli(capsys, lambda: pretrain_main(pretrain_argv(tmp_path, corpus)))
+    assert f"--train_files ['{corpus}']: cannot parse it as CSV" in error, error
+
+
+def test_a_killed_packing_worker_ends_the_run_naming_its_shard(shards, cache, monkeypatch):
+    faulty_shard(monkeypatch, lambda: os.kill(os.getpid(), signal.SIGKILL))
+    started = time.monotonic()
+    with pytest.raises(packing.PackingError, match=r"shard 2 of \d+ .*killed by SIGKILL .*lower `num_workers`"):
+        packing.pack_corpus(*shards, 16, num_workers=2)
+    assert time.monotonic() - started < 60
+    _no_partial_cache(cache)
+
+
+def test_a_hung_packing_worker_ends_the_run(shards, cache, monkeypatch):
+    faulty_shard(monkeypatch, lambda: time.sleep(3600))
+    monkeypatch.setattr(packing, "SHARD_TIMEOUT_S", 3.0)
+    with pytest.raises(packing.PackingError, match=r"no shard finished in 3 s \(shard 2 of"):
+        packing.pack_corpus(*shards, 16, num_workers=2)
+    _no_partial_cache(cache)
+
+
+def test_a_failing_packing_worker_ends_the_run_with_its_error(shards, cache, monkeypatch):
+    def fail():
+        raise MemoryError("cannot allocate")
+
+    faulty_shard(monkeypatch, fail)
+    with pytest.raises(packing.PackingError, match=r"shard 2 of \d+ .* failed: MemoryError: cannot allocate"):
+        packing.pack_corpus(*shards, 16, num_workers=2)
+    _no_partial_cache(cache)
+
+
+def test_a_dead_worker_is_one_line_from_the_command(tmp_path, cache, capsys, monkeypatch):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(corpus_text(3000), encoding="utf-8")
+    monkeypatch.setattr(pretrain, "TextCorpus", functools.partial(packing.TextCorpus, shard_bytes=20_000))
+    faulty_shard(monkeypatch, lambda: os.kill(os.getpid(), signal.SIGKILL))
+    argv = pretrain_argv(tmp_path, corpus, extra=("--preprocessing_num_workers", "2"))
+    error = run_cli(capsys, lambda: pretrain_main(argv))
+    assert "killed by SIGKILL" in error and "run the same command again" in error, error
+    assert "lower --preprocessing_num_workers" in error, error  # the library's `num_workers`, named by its flag
+
+
+def test_a_broken_json_line_deep_in_a_corpus_names_its_line(tmp_path):
+    path = tmp_path / "docs.jsonl"
+    lines = [json.dumps({"text": f"document {i}"}) for i in range(500)]
+    lines[431] = '{"text": "unterminated'
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ValueError, match=r"docs.jsonl:432: the line is not JSON"):
+        packing.TextCorpus([str(path)], shard_bytes=1000)  # the line is found across several reads
+
+
+def test_a_corpus_with_cr_only_line_endings_names_them(tmp_path, capsys, cache):
+    corpus = tmp_path / "mac.txt"
+    corpus.write_bytes(corpus_text().replace("\n", "\r").encode())
+    error = run_cli(capsys, lambda: pretrain_main(pretrain_argv(tmp_path, corpus)))
+    assert "carriage return alone" in error and "tr '\\r' '\\n'" in error, error
+
+
+def test_a_csv_corpus_with_an_empty_text_cell_names_its_row(tmp_path, capsys, cache):
+    corpus = tmp_path / "docs.csv"
+    corpus.write_text("id,text\n" + "".join(f"{i},document {i}\n" for i in range(40)) + "40,\n")
+    error = run_cli(capsys, lambda: pretrain_main(pretrain_argv(tmp_path, corpus)))
+    assert "data row 41 has no text in 'text'" in error, error
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".txt", ".tsv"])
+def test_gzip_bytes_are_called_gzip(suffix, tmp_path):
+    import gzip
+
+    from hf_gpt1.data.files import read_data_file
+
+    path = tmp_path / f"rows{suffix}"
+    path.write_bytes(gzip.compress(b"sentence1,sentence2,label\na,b,entailment\n"))
+    reader = (lambda: packing.TextCorpus([str(path)])) if suffix == ".txt" else (lambda: read_data_file(path))
+    with pytest.raises(ValueError, match=rf"rows\{suffix} holds gzip-compressed bytes, not text: decompress it"):
+        reader()
+
+
+def test_a_process_whose_packing_failed_still_exits(tmp_path):
+    """Jobs no worker read stay in the queue's pipe; the process must not wait for a reader when it exits."""
+    import subprocess
+    import sys
+
+    from tests.utils import REPO_ROOT
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(corpus_text(20_000), encoding="utf-8")  # many shards: far more jobs than a pipe buffer holds
+    code = f"""
+import datasets
+from hf_gpt1.data import packing
+from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
+datasets.config.HF_DATASETS_CACHE = {str(tmp_path / "cache")!r}
+tokenizer = train_gpt1_tokenizer(["the cat sat on a mat"] * 20, vocab_size=60)
+shards = packing.TextCorpus([{str(corpus)!r}], shard_bytes=2_000).train
+def fail(job):
+    raise MemoryError("cannot allocate")
+packing._pack_shard = fail
+try:
+    packing.pack_corpus(shards, tokenizer, 16, num_workers=2)
+except packing.PackingError as err:
+    print("refused:", len(shards), "shards")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
+    assert done.returncode == 0 and "refused:" in done.stdout, done.stderr[-2000:]

@@ -2,10 +2,16 @@
 # SPDX-License-Identifier: Apache-2.0
 """Prediction files (hf_gpt1.data.submissions): GLUE submission TSVs and each task's own prediction format."""
 
+from __future__ import annotations
+
+import errno
+
 import pytest
 
+from hf_gpt1.commands.glue import main as glue_main
 from hf_gpt1.data.submissions import write_glue_submission, write_predictions
 from hf_gpt1.data.tasks import get_task
+from tests.utils import GLUE_ROWS, Killed, fail_writes_to, predict_args, run_cli
 
 
 def test_write_glue_submission(tmp_path):
@@ -41,3 +47,33 @@ def test_write_predictions_in_the_tasks_own_convention(tmp_path):
 
 
 # ------------------------------------------------------------------------------------------------ local files
+
+
+def test_a_kill_while_the_submission_is_written_leaves_no_partial_file(rte_model, glue_slice, tmp_path, monkeypatch):
+    out = tmp_path / "predict"
+    fail_writes_to(monkeypatch, "RTE.tsv", Killed())
+    with pytest.raises(Killed):
+        glue_main(predict_args(rte_model, glue_slice, out))
+    assert not (out / "RTE.tsv").exists()  # the old file or the whole new one: here there was none
+    monkeypatch.undo()
+    glue_main(predict_args(rte_model, glue_slice, out, "--resume"))  # the same command completes it
+    rows = (out / "RTE.tsv").read_text().splitlines()
+    assert rows[0] == "index\tprediction" and len(rows) == GLUE_ROWS["test"]  # header + every test row
+    assert not [p.name for p in out.iterdir() if p.name.startswith(".hf_gpt1-tmp")]
+
+
+def test_a_full_disk_at_the_submission_is_one_line_and_leaves_no_partial_file(
+    rte_model, glue_slice, tmp_path, monkeypatch, capsys
+):
+    out = tmp_path / "predict"
+    fail_writes_to(monkeypatch, "RTE.tsv", OSError(errno.ENOSPC, "No space left on device"))
+    error = run_cli(capsys, lambda: glue_main(predict_args(rte_model, glue_slice, out)))
+    assert "RTE.tsv" in error and "full" in error and "free space" in error.lower(), error
+    assert not (out / "RTE.tsv").exists()
+
+
+def test_a_read_only_disk_is_not_told_to_free_space(rte_model, glue_slice, tmp_path, monkeypatch, capsys):
+    out = tmp_path / "predict"
+    fail_writes_to(monkeypatch, "RTE.tsv", OSError(errno.EROFS, "Read-only file system"))
+    error = run_cli(capsys, lambda: glue_main(predict_args(rte_model, glue_slice, out)))
+    assert "read-only" in error and "free space" not in error.lower(), error

@@ -220,7 +220,7 @@ def test_an_argument_file_alias_bomb_is_refused_before_it_grows(tmp_path):
     """The billion-laughs YAML: refused at its first anchor, in bounded time and memory."""
     import resource
 
-    from hf_gpt1.training.cli import argument_file_argv
+    from hf_gpt1.commands.command_line import argument_file_argv
 
     lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 10)]

@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The original-release converter: synthetic shards in the real params_shapes.json layout, safety, errors."""
 
+from __future__ import annotations
+
 import json
 
 import numpy as np
@@ -9,8 +11,9 @@ import pytest
 import torch
 
 from hf_gpt1 import GPT1LMHeadModel
+from hf_gpt1.commands.convert import main
 from hf_gpt1.modeling_gpt1 import PROJECTION_WEIGHTS
-from hf_gpt1.tools.convert import ConversionError, convert_openai_checkpoint, main, parameter_names, read_layout
+from hf_gpt1.tools.convert import ConversionError, convert_openai_checkpoint, parameter_names, read_layout
 from tests.utils import shared_data
 
 
@@ -109,3 +112,20 @@ def test_bad_layout_is_rejected(tmp_path):
         convert_openai_checkpoint(tmp_path)
     with pytest.raises(ConversionError, match="not found"):
         convert_openai_checkpoint(tmp_path / "nowhere")
+
+
+def test_an_inconsistent_params_shapes_json_names_the_array_and_the_shape(tmp_path):
+    from hf_gpt1.tools.convert import ConversionError, convert_openai_checkpoint
+    from tests.test_bad_input import _release
+
+    folder = _release(tmp_path)
+    shapes = json.loads((folder / "params_shapes.json").read_text())
+    shapes[4] = [1, 8, 9]  # attn.c_proj of block 0
+    (folder / "params_shapes.json").write_text(json.dumps(shapes))
+    with pytest.raises(ConversionError, match=r"shape \[1, 8, 9\] of array 4 \(transformer.h.0.attn.c_proj.weight\) "
+                       r"does not fit \[1, 8, 8\]"):  # fmt: skip
+        convert_openai_checkpoint(folder)
+    shapes[4], shapes[0] = [1, 8, 8], [4]
+    (folder / "params_shapes.json").write_text(json.dumps(shapes))
+    with pytest.raises(ConversionError, match=r"arrays 0 and 1 .* must be 2-D, got \[4\]"):
+        convert_openai_checkpoint(folder)

@@ -8,11 +8,14 @@ upload_folder and downloads. Passing here shows the files and metadata are right
 needs; it is not a test of huggingface.co itself.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import site
 import subprocess
 import sys
+from pathlib import Path
 
 import huggingface_hub.constants
 import pytest
@@ -274,3 +277,106 @@ def test_push_refuses_a_task_file_that_is_not_the_models_task(runs, tmp_path, mo
     )
     with pytest.raises(ValueError, match=r"task.json describes task 'mine' \(classification.*fine-tuned on 'stsb'"):
         push_finetuned(run_dir, "me/gpt1-stsb", endpoint="http://127.0.0.1:9")
+
+
+@pytest.fixture
+def finished_run(tmp_path, monkeypatch):
+    """An RTE run folder as the recipe leaves it, fine-tuned from the local folder `runs/first-pt` (relative, as in
+    the README's First run), whose results name files in the run by absolute paths."""
+    from hf_gpt1 import GPT1LMHeadModel, add_gpt1_special_tokens, get_task, load_gpt1_tokenizer
+    from hf_gpt1.data.atomic import write_json_atomic
+    from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
+    from hf_gpt1.training.arguments import ModelArguments
+    from hf_gpt1.training.finetune import build_model
+    from tests.utils import tiny_config_for
+
+    monkeypatch.chdir(tmp_path)
+    base = Path("runs/first-pt")
+    tokenizer = train_gpt1_tokenizer(["the cat sat on the mat ."] * 20, vocab_size=60)
+    lm = GPT1LMHeadModel(tiny_config_for(tokenizer, n_layer=1))
+    add_gpt1_special_tokens(tokenizer, lm)
+    lm.save_pretrained(base)
+    tokenizer.save_pretrained(base)
+    run = tmp_path / "runs" / "rte"
+    model = build_model(get_task("rte"), ModelArguments(model_name_or_path=str(base)), load_gpt1_tokenizer(base))
+    model.save_pretrained(run)
+    load_gpt1_tokenizer(base).save_pretrained(run)
+    (run / "RTE.tsv").write_text("index\tprediction\n0\tentailment\n")
+    (run / "checkpoint-4").mkdir()
+    record = {"recipe": "glue", "model": {"model_name_or_path": str(base)}, "data": {"task": "rte"}, "seed": 42}
+    record["inputs"] = {"--model_name_or_path": {str(base / "config.json"): "0" * 64}}
+    (run / RUN_FILE).write_text(json.dumps(record))
+    results = {"task": "rte", "test_predictions": str((run / "RTE.tsv").resolve())}
+    results |= {
+        "best_checkpoint": str(run.resolve() / "checkpoint-4"),
+        "validation": {"eval_validation_accuracy": 0.5},
+    }
+    write_json_atomic(run / "all_results.json", results)
+    return run
+
+
+def push_to_standin(folder: Path, monkeypatch) -> dict[str, str]:
+    import huggingface_hub.constants
+
+    from hf_gpt1.tools.hub import push_finetuned
+    from tests.tools.hub_standin import HubStandIn
+
+    with HubStandIn() as hub:
+        monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+        push_finetuned(folder, "me/gpt1-rte", endpoint=hub.endpoint, token="hf_standin")
+        return hub.repos["me/gpt1-rte"]
+
+
+def test_a_push_publishes_no_local_path(finished_run, tmp_path, monkeypatch):
+    files = push_to_standin(finished_run, monkeypatch)
+    results = json.loads(files["all_results.json"])
+    assert results["test_predictions"] == "RTE.tsv" and results["best_checkpoint"] == "checkpoint-4"
+    for name, content in files.items():
+        text = content if isinstance(content, str) else content.decode("utf-8", "replace")
+        assert str(tmp_path) not in text and str(Path.home()) + os.sep not in text, name
+
+
+def test_a_push_that_would_leak_a_path_is_refused_listing_it(finished_run, tmp_path):
+    from hf_gpt1.tools.hub import push_finetuned
+
+    config = json.loads((finished_run / "config.json").read_text())
+    (finished_run / "config.json").write_text(json.dumps({**config, "notes": str(tmp_path / "client-x" / "data")}))
+    with pytest.raises(ValueError, match=r"Nothing was pushed: .*config.json: .*pytest"):  # before any request
+        push_finetuned(finished_run, "me/gpt1-rte", endpoint="http://127.0.0.1:9", token="hf_standin")
+
+
+def test_a_local_base_model_is_named_as_local_from_any_folder(finished_run, tmp_path, monkeypatch):
+    from hf_gpt1.tools.hub import model_card
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # runs/first-pt does not exist from here
+    card = model_card(finished_run, "me/gpt1-rte")
+    assert "base_model:" not in card.split("---\n")[1], card
+    assert "**Base model:** a local checkpoint (not on the Hub: `first-pt`;" in card
+
+
+def test_a_push_of_an_unfinished_run_is_refused_with_the_resume_hint(finished_run, capsys):
+    from hf_gpt1.commands.command_line import run_recipe
+    from hf_gpt1.commands.push import main as push_main
+
+    (finished_run / "all_results.json").unlink()
+    with pytest.raises(SystemExit):
+        run_recipe(lambda: push_main([str(finished_run), "me/gpt1-rte"]))
+    error = capsys.readouterr().err
+    assert "this run did not finish" in error and "--resume" in error and "Unrecognized model" not in error, error
+
+
+def test_non_finite_metrics_are_written_as_null_and_left_out_of_the_card(finished_run, caplog):
+    from hf_gpt1.data.atomic import write_json_atomic
+    from hf_gpt1.tools.hub import model_card
+
+    results = json.loads((finished_run / "all_results.json").read_text())
+    results["validation"] = {"eval_validation_pearson": float("nan"), "eval_validation_accuracy": 0.5}
+    write_json_atomic(finished_run / "all_results.json", results)
+    text = (finished_run / "all_results.json").read_text()
+    assert json.loads(text, parse_constant=lambda name: pytest.fail(f"{name} in JSON"))  # strict JSON
+    assert '"eval_validation_pearson": null' in text
+    assert "validation.eval_validation_pearson" in caplog.text and "written as null" in caplog.text
+    card = model_card(finished_run, "me/gpt1-rte")
+    assert "nan" not in card.lower().replace("financ", ""), card

@@ -2,11 +2,15 @@
 parse to the end of the run; the run's data-driven decisions go through `final_arguments` only, and the launch's
 environment is settled once, when a run starts."""
 
+from __future__ import annotations
+
 import dataclasses
 import os
 
 import pytest
 
+from hf_gpt1.commands.command_line import parse_recipe_args
+from hf_gpt1.commands.glue import main as glue_main
 from hf_gpt1.training.arguments import (
     GPT1TrainingArguments,
     PretrainDataArguments,
@@ -14,8 +18,8 @@ from hf_gpt1.training.arguments import (
     RecipeTrainingArguments,
     final_arguments,
 )
-from hf_gpt1.training.cli import parse_recipe_args
 from hf_gpt1.training.launch import settle_launch
+from tests.utils import run_cli
 
 ARGUMENT_CLASSES = (RecipeTrainingArguments, GPT1TrainingArguments, PretrainTrainingArguments)
 
@@ -63,3 +67,17 @@ def test_the_launch_settles_fsdp_on_the_cpu_once_at_the_start(tmp_path, monkeypa
     assert os.environ["ACCELERATE_USE_FSDP"] == "false"
     assert any("FSDP shards over accelerators" in note for note in notes)
     assert not any("FSDP" in note for note in settle_launch(args))  # settled: nothing more to say
+
+
+def test_a_missing_reporting_integration_is_refused_before_the_folder_is_claimed(tiny, rte_files, tmp_path, capsys):
+    import importlib.util
+
+    from tests.utils import glue_argv
+
+    if importlib.util.find_spec("tensorboard") or importlib.util.find_spec("tensorboardX"):
+        pytest.skip("tensorboard is installed here: nothing to refuse")
+    train, dev = rte_files
+    out = tmp_path / "out"
+    argv = [*glue_argv(tiny, train, dev, out), "--report_to", "tensorboard"]
+    assert "--report_to tensorboard: not installed here" in run_cli(capsys, lambda: glue_main(argv))
+    assert not out.exists()

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import shutil
 from pathlib import Path
 
 import pytest
 import torch
 from safetensors.torch import save_file
 
+from hf_gpt1.commands.glue import main as glue_main
 from hf_gpt1.data.atomic import write_json_atomic
 from hf_gpt1.training.checkpoints import (
     COMPLETE_MARKER,
@@ -20,6 +23,9 @@ from hf_gpt1.training.checkpoints import (
     last_complete_checkpoint,
     mark_complete,
     rotate_checkpoints,
+)
+from tests.utils import (
+    run_cli,
 )
 
 
@@ -115,3 +121,52 @@ def test_write_json_atomic(tmp_path):
     write_json_atomic(path, {"b": 1, "a": Path("x")})
     assert json.loads(path.read_text()) == {"a": "x", "b": 1}
     assert [p.name for p in tmp_path.iterdir()] == ["results.json"]
+
+
+def test_an_invalid_config_json_is_one_line_naming_it(tiny, rte_files, tmp_path, capsys):
+    from tests.utils import glue_argv
+
+    broken = tmp_path / "broken"
+    shutil.copytree(tiny, broken)
+    config = json.loads((broken / "config.json").read_text())
+    (broken / "config.json").write_text(json.dumps({**config, "n_positions": 0}))
+    train, dev = rte_files
+    error = run_cli(capsys, lambda: glue_main(glue_argv(broken, train, dev, tmp_path / "out")))
+    assert "config.json is invalid" in error and "n_positions 0 must be a positive integer" in error, error
+
+
+def test_a_transposed_tensor_is_named_with_both_shapes(tiny, rte_files, tmp_path, capsys):
+    from safetensors.torch import load_file, save_file
+
+    from tests.utils import glue_argv
+
+    broken = tmp_path / "broken"
+    shutil.copytree(tiny, broken)
+    weights = load_file(broken / "model.safetensors")
+    weights["transformer.h.0.mlp.c_fc.weight"] = weights["transformer.h.0.mlp.c_fc.weight"].T.contiguous()
+    save_file(weights, broken / "model.safetensors", metadata={"format": "pt"})
+    train, dev = rte_files
+    error = run_cli(capsys, lambda: glue_main(glue_argv(broken, train, dev, tmp_path / "out")))
+    assert "tensor transformer.h.0.mlp.c_fc.weight has shape (64, 256)" in error and "(256, 64)" in error, error
+
+
+@pytest.mark.parametrize("state", ["rng_state.pth", "optimizer.pt"])
+def test_resume_over_a_foreign_pickle_says_what_it_did_not_load(state, tiny, rte_files, tmp_path, capsys):
+    import pickle
+
+    from hf_gpt1.commands.glue import main as glue_main
+    from tests.utils import glue_argv
+
+    train, dev = rte_files
+    out = tmp_path / "run"
+    argv = glue_argv(tiny, train, dev, out, extra=("--eval_strategy", "no", "--do_predict", "false",
+                                                   "--save_strategy", "steps", "--save_steps", "1"))  # fmt: skip
+    glue_main(argv)
+    newest = max(out.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
+    original = (newest / state).read_bytes()
+    foreign = pickle.dumps(os.system, protocol=2)  # a pickle that would run code, padded to the same size
+    (newest / state).write_bytes(foreign + b"\0" * (len(original) - len(foreign)))
+    capsys.readouterr()
+    glue_main([*argv, "--resume"])
+    out_text = capsys.readouterr().out
+    assert f"warning: {newest.name} was not used: {state} does not load as tensors only" in out_text, out_text

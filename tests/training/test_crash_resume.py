@@ -139,3 +139,67 @@ def test_glue_killed_and_resumed_matches_an_unbroken_run(tiny, rte_files, tmp_pa
     assert _max_weight_diff(unbroken, crashed) < 1e-6
     state = json.loads((crashed / "checkpoint-6" / "trainer_state.json").read_text())
     assert state["global_step"] == 6  # 24 rows / 8 = 3 steps per epoch, 2 epochs: the resumed run went to the end
+
+
+def _start_and_signal(argv: list[str], output_dir: Path, signals: list[int], step: int = 2):
+    """Runs `recipes/glue.py argv` in a process, sends `signals` once checkpoint-`step` is complete; returns the
+    process's exit status and stderr."""
+    import signal as signal_module
+    import subprocess
+    import sys
+    import time
+
+    from hf_gpt1.training.checkpoints import COMPLETE_MARKER
+    from tests.utils import REPO_ROOT
+
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    command = [sys.executable, str(REPO_ROOT / "recipes" / "glue.py"), *argv]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    marker = output_dir / f"checkpoint-{step}" / COMPLETE_MARKER
+    deadline = time.monotonic() + 240
+    while not marker.exists():
+        assert process.poll() is None, process.stderr.read()[-2000:]
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    for signum in signals:
+        process.send_signal(signum)
+    try:
+        _, err = process.communicate(timeout=120)
+    finally:
+        process.kill()
+    assert signal_module.SIGKILL != -process.returncode
+    return process.returncode, err
+
+
+def test_sigterm_saves_a_checkpoint_says_how_to_resume_and_resume_finishes(tiny, rte_files, tmp_path):
+    import signal
+
+    from hf_gpt1.training.checkpoints import last_complete_checkpoint
+    from tests.utils import glue_argv
+
+    train, dev = rte_files
+    out = tmp_path / "run"
+    argv = glue_argv(tiny, train, dev, out, extra=["--num_train_epochs", "60", "--save_steps", "2"])
+    status, err = _start_and_signal(argv, out, [signal.SIGTERM])
+    assert status == 128 + signal.SIGTERM, err[-2000:]
+    stopped = [line for line in err.splitlines() if line.startswith("Stopped on SIGTERM at step")]
+    assert len(stopped) == 1 and "Traceback" not in err, err[-2000:]
+    step = int(stopped[0].split("at step ")[1].split(";")[0])
+    assert last_complete_checkpoint(out) == str(out / f"checkpoint-{step}")  # saved where it stopped
+    assert "--resume" in err.splitlines()[-1] and str(out) in err.splitlines()[-1]
+    assert not (out / "all_results.json").exists()
+    results = glue_main([*argv, "--resume"])  # the command it printed
+    assert results["train"]["epoch"] == 60
+
+
+def test_a_second_ctrl_c_stops_at_once_without_a_traceback(tiny, rte_files, tmp_path):
+    import signal
+
+    from tests.utils import glue_argv
+
+    train, dev = rte_files
+    out = tmp_path / "run"
+    argv = glue_argv(tiny, train, dev, out, extra=["--num_train_epochs", "60", "--save_steps", "2"])
+    status, err = _start_and_signal(argv, out, [signal.SIGINT, signal.SIGINT])
+    assert status == 128 + signal.SIGINT, err[-2000:]
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err[-2000:]

@@ -12,12 +12,15 @@ checkpoint, prediction-only runs, one summary at the end. Bad input is rejected 
 from __future__ import annotations
 
 import csv
+import errno
 import json
 import math
 import random
 import re
+import shutil
 from pathlib import Path
 
+import datasets
 import pytest
 import torch
 from PIL import Image
@@ -35,7 +38,16 @@ from hf_gpt1.training import finetune
 from hf_gpt1.training.checkpoints import last_complete_checkpoint
 from hf_gpt1.training.curves import learning_curves
 from hf_gpt1.training.trainer import GPT1Trainer
-from tests.utils import COMMON, GLUE_ROWS, glue_args, run_cli, shared_data
+from tests.utils import (
+    COMMON,
+    GLUE_ROWS,
+    Killed,
+    fail_writes_to,
+    glue_args,
+    predict_args,
+    run_cli,
+    shared_data,
+)
 
 METRICS = {
     "rte": {"accuracy": (0.0, 1.0)},
@@ -169,7 +181,6 @@ def test_rows_longer_than_max_seq_length_are_counted_per_split(tiny_lm, tmp_path
 
 def test_rows_to_truncate_counts_what_the_collators_cut():
     """The count of cut rows follows each format's special tokens and the multiple-choice segment cap."""
-    import datasets
 
     count = rows_to_truncate
     single = datasets.Dataset.from_dict({"segment_a": [[1] * 8, [1] * 9, [1] * 3]})
@@ -732,3 +743,148 @@ def test_a_compiled_fine_tuning_run_compiles_a_few_lengths_not_one_per_batch(
     lengths.clear()  # uncompiled: padded to each batch's longest row
     glue(glue_args("cola", tiny_lm, glue_slice, tmp_path / "eager", *extra[4:]))
     assert len(set(lengths)) > 1, lengths
+
+
+def _copy_without(model: Path, tensor: str, folder: Path) -> Path:
+    """A copy of a saved model whose model.safetensors lacks `tensor`."""
+    from safetensors.torch import load_file, save_file
+
+    shutil.copytree(model, folder)
+    weights = load_file(folder / "model.safetensors")
+    del weights[tensor]
+    save_file(weights, folder / "model.safetensors", metadata={"format": "pt"})
+    return folder
+
+
+def test_a_kill_during_the_final_save_leaves_the_previous_model_and_tokenizer_whole(
+    rte_model, tiny_lm, glue_slice, tmp_path, monkeypatch
+):
+    import safetensors.torch
+    import tokenizers
+    import transformers.modeling_utils
+
+    out = tmp_path / "run"
+    shutil.copytree(rte_model, out)  # a previous complete model of this run stands in the folder
+    args = glue_args("rte", tiny_lm, glue_slice, out, "--do_predict", "false", "--save_strategy", "no")
+    glue_main([*args, "--overwrite_output_dir"])
+    before = {name: (out / name).read_bytes() for name in ("model.safetensors", "tokenizer.json", "config.json")}
+
+    real_save = tokenizers.Tokenizer.save
+
+    def dying_tokenizer_save(self, path, *a, **k):
+        real_save(self, path, *a, **k)
+        Path(path).write_bytes(Path(path).read_bytes()[:100])  # half a tokenizer.json, then the kill
+        raise Killed()
+
+    monkeypatch.setattr(tokenizers.Tokenizer, "save", dying_tokenizer_save)
+    with pytest.raises(Killed):
+        glue_main([*args, "--resume"])
+    after = {name: (out / name).read_bytes() for name in before}
+    assert after == before
+    monkeypatch.undo()
+
+    def dying_weights(tensors, filename, *a, **k):
+        if "checkpoint-" not in str(filename):
+            Path(filename).write_bytes(b"\x00" * 64)
+            raise Killed()
+        return safetensors.torch.save_file(tensors, filename, *a, **k)
+
+    monkeypatch.setattr(transformers.modeling_utils, "safe_save_file", dying_weights)
+    with pytest.raises(Killed):
+        glue_main([*args, "--resume"])
+    assert {name: (out / name).read_bytes() for name in before} == before
+
+
+def test_predicting_with_a_pretrained_lm_is_refused(tiny_lm, glue_slice, tmp_path, capsys):
+    out = tmp_path / "out"
+    error = run_cli(capsys, lambda: glue_main(predict_args(tiny_lm, glue_slice, out)))
+    assert "holds no head fine-tuned for a task" in error and "--ignore_head_checks" in error, error
+    assert not (out / "RTE.tsv").exists()
+
+
+def test_a_fine_tuned_model_missing_a_weight_is_refused_naming_it(rte_model, glue_slice, tmp_path, capsys):
+    damaged = _copy_without(rte_model, "score.bias", tmp_path / "damaged")
+    error = run_cli(capsys, lambda: glue_main(predict_args(damaged, glue_slice, tmp_path / "out")))
+    assert "lacks ['score.bias']" in error and "random values" in error, error
+
+
+def test_a_backbone_weight_missing_from_the_pretrained_model_is_refused(tiny, glue_slice, tmp_path, capsys):
+    damaged = _copy_without(tiny, "transformer.h.1.mlp.c_proj.weight", tmp_path / "damaged")
+    args = glue_args("rte", damaged, glue_slice, tmp_path / "out")
+    error = run_cli(capsys, lambda: glue_main(args))
+    assert "lacks ['transformer.h.1.mlp.c_proj.weight']" in error, error
+
+
+def test_a_model_of_another_task_is_refused_unless_asked(rte_model, tmp_path, capsys):
+    wnli = tmp_path / "WNLI"
+    wnli.mkdir()
+    (wnli / "test.tsv").write_text(
+        "index\tsentence1\tsentence2\n0\tA man plays.\tHe plays.\n1\tA dog runs.\tIt runs.\n"
+    )
+    argv = predict_args(rte_model, wnli, tmp_path / "out")
+    argv[argv.index("rte")] = "wnli"
+    error = run_cli(capsys, lambda: glue_main(argv))
+    assert "was fine-tuned on 'rte', not 'wnli'" in error and "--ignore_head_checks" in error, error
+    glue_main([*argv, "--ignore_head_checks"])  # knowingly
+    assert len((tmp_path / "out" / "WNLI.tsv").read_text().splitlines()) == 3
+
+
+def test_a_fine_tuned_model_records_its_task_and_labels(rte_model):
+    config = json.loads((rte_model / "config.json").read_text())
+    assert config["finetuned_task"] == "rte" and config["id2label"] == {"0": "entailment", "1": "not_entailment"}
+
+
+def test_the_trainers_label_smoothing_is_refused_for_the_one_inside_l3(capsys, tiny, rte_files, tmp_path):
+    from tests.utils import glue_argv
+
+    train, dev = rte_files
+    argv = glue_argv(tiny, train, dev, tmp_path / "out", extra=["--label_smoothing_factor", "0.1"])
+    error = run_cli(capsys, lambda: glue_main(argv))
+    assert "--label_smoothing_factor 0.1 would replace L3" in error and "--clf_label_smoothing" in error, error
+
+
+def test_label_smoothing_of_a_regression_task_is_refused(capsys, tiny_lm, glue_slice, tmp_path, no_training):
+    args = glue_args("stsb", tiny_lm, glue_slice, tmp_path / "out", "--clf_label_smoothing", "0.1")
+    assert "applies to classes; 'stsb' is a regression task" in run_cli(capsys, lambda: glue_main(args))
+
+
+def test_a_full_disk_at_the_final_save_is_one_line_and_leaves_no_partial_model(
+    tiny, rte_files, tmp_path, monkeypatch, capsys
+):
+    from tests.utils import glue_argv
+
+    train, dev = rte_files
+    out = tmp_path / "out"
+    # the final save copies the model's code beside it (remote code): that copy finds the disk full
+    fail_writes_to(monkeypatch, "modeling_gpt1.py", OSError(errno.ENOSPC, "No space left on device"))
+    error = run_cli(capsys, lambda: glue_main(glue_argv(tiny, train, dev, out, extra=["--save_strategy", "no"])))
+    assert f"Could not write {out}: no space is left on its disk" in error, error
+    assert not (out / "model.safetensors").exists() and not (out / "config.json").exists()
+
+
+def test_pad_to_multiple_of_that_does_not_divide_the_length_names_itself(tiny, rte_files, tmp_path, capsys):
+    from hf_gpt1.commands.glue import main as glue_main
+    from tests.utils import glue_argv
+
+    train, dev = rte_files
+    argv = glue_argv(tiny, train, dev, tmp_path / "out", extra=("--pad_to_multiple_of", "7"))
+    error = run_cli(capsys, lambda: glue_main(argv))
+    assert error.startswith("error: --pad_to_multiple_of 7 does not divide the longest input, 64 tokens"), error
+    assert "--train_file" not in error
+
+
+def test_a_race_row_with_fewer_options_is_refused_at_load_naming_it(tiny, tmp_path, capsys):
+    from hf_gpt1.commands.multiple_choice import main as multiple_choice_main
+
+    rows = [
+        {"example_id": f"high{i}.txt", "article": f"Article {i} is long.", "question": "What is it?",
+         "options": ["one", "two", "three", "four"], "answer": "A"}
+        for i in range(12)
+    ]  # fmt: skip
+    rows[7]["options"] = ["one", "two", "three"]
+    train = tmp_path / "race.jsonl"
+    train.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    argv = ["--task", "race", "--model_name_or_path", str(tiny), "--train_file", str(train), "--output_dir",
+            str(tmp_path / "out"), "--eval_strategy", "no", "--do_predict", "false", *COMMON]  # fmt: skip
+    error = run_cli(capsys, lambda: multiple_choice_main(argv))
+    assert f"{train}: data row 8 has 3 options in 'options' where the other rows have 4" in error, error

@@ -5,8 +5,10 @@ out of one folder (and is taken over from a dead run)."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -14,10 +16,12 @@ import time
 
 import pytest
 
+from hf_gpt1.commands.glue import main as glue_main
+from hf_gpt1.commands.pretrain import main as pretrain_main
 from hf_gpt1.training import output_dir
 from hf_gpt1.training.arguments import RecipeTrainingArguments
 from hf_gpt1.training.output_dir import LOCK_FILE, RUN_FILE, OutputDirLock, check_output_dir, claimed
-from tests.utils import REPO_ROOT
+from tests.utils import COMMON, REPO_ROOT, _rte_jsonl, _same_size_and_time, fail_writes_to, predict_args, run_cli
 
 RUN = {"recipe": "glue", "data": {"task": "rte"}}
 
@@ -105,3 +109,85 @@ def test_a_second_run_cannot_use_a_folder_in_use_and_a_dead_runs_lock_is_taken_o
     second = OutputDirLock(folder)
     second.acquire()  # released: free again
     second.release()
+
+
+def test_resume_after_the_train_file_changed_is_refused_naming_the_file(tiny, tmp_path, capsys):
+    data = tmp_path / "train.jsonl"
+    data.write_text(_rte_jsonl(["entailment", "not_entailment"] * 8))
+    argv = [
+        "--task", "rte", "--model_name_or_path", str(tiny), "--train_file", str(data),
+        "--output_dir", str(tmp_path / "run"), "--eval_strategy", "no", "--do_predict", "false",
+        "--per_device_train_batch_size", "8", "--max_seq_length", "64", "--save_strategy", "steps",
+        "--save_steps", "2", *COMMON,
+    ]  # fmt: skip
+    glue_main(argv)
+    data.write_text(_rte_jsonl(["not_entailment", "entailment"] * 20))  # 16 -> 40 rows, labels flipped
+    error = run_cli(capsys, lambda: glue_main([*argv, "--resume"]))
+    assert f"--train_file {data} has changed" in error, error
+
+
+def test_a_lock_file_that_is_a_link_is_never_followed(rte_model, glue_slice, tmp_path, capsys):
+    outside = tmp_path / "precious.txt"
+    outside.write_text("keep me")
+    out = tmp_path / "predict"
+    out.mkdir()
+    (out / ".hf_gpt1.lock").symlink_to(outside)
+    run_cli(capsys, lambda: glue_main(predict_args(rte_model, glue_slice, out)))
+    assert outside.read_text() == "keep me"
+
+
+def test_resume_never_writes_through_a_link_out_of_the_folder(rte_model, glue_slice, tmp_path, capsys):
+    out = tmp_path / "predict"
+    glue_main(predict_args(rte_model, glue_slice, out))
+    outside = tmp_path / "precious.tsv"
+    outside.write_text("keep me")
+    (out / "RTE.tsv").unlink()
+    (out / "RTE.tsv").symlink_to(outside)
+    try:
+        glue_main(predict_args(rte_model, glue_slice, out, "--resume"))
+    except SystemExit:
+        pass
+    except ValueError as err:
+        assert "symbolic link" in str(err)
+    assert outside.read_text() == "keep me"
+
+
+def test_overwrite_never_deletes_the_runs_own_inputs(tiny, tmp_path, capsys):
+    out = tmp_path / "run"
+    out.mkdir()
+    shutil.copytree(tiny, out / "model")
+    train = out / "train.jsonl"
+    train.write_text(_rte_jsonl(["entailment", "not_entailment"] * 8))
+    (out / "notes.txt").write_text("an old run's file")
+    argv = [
+        "--task", "rte", "--model_name_or_path", str(out / "model"), "--train_file", str(train),
+        "--output_dir", str(out), "--overwrite_output_dir", "--eval_strategy", "no", "--do_predict", "false",
+        *COMMON,
+    ]  # fmt: skip
+    error = run_cli(capsys, lambda: glue_main(argv))
+    assert "--overwrite_output_dir would delete" in error and "inside --output_dir" in error, error
+    assert train.is_file() and (out / "model" / "model.safetensors").is_file() and (out / "notes.txt").is_file()
+
+
+def test_a_full_disk_at_the_claim_is_one_line_naming_the_file(tiny, rte_files, tmp_path, monkeypatch, capsys):
+    from tests.utils import glue_argv
+
+    train, dev = rte_files
+    fail_writes_to(monkeypatch, "hf_gpt1_run.json", OSError(errno.ENOSPC, "No space left on device"))
+    error = run_cli(capsys, lambda: glue_main(glue_argv(tiny, train, dev, tmp_path / "out")))
+    assert "Could not write" in error and "hf_gpt1_run.json: no space is left on its disk" in error, error
+
+
+def test_resume_after_the_corpus_changed_is_refused_naming_it(tiny_lm, tmp_path, capsys):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("".join(f"the cat sat on mat number {i} and ran home\n" for i in range(300)))
+    argv = [
+        "--train_files", str(corpus), "--tokenizer_name_or_path", str(tiny_lm), "--output_dir", str(tmp_path / "run"),
+        "--n_layer", "1", "--n_embd", "32", "--n_head", "2", "--n_positions", "32", "--max_steps", "2",
+        "--per_device_train_batch_size", "4", "--warmup_steps", "0", "--eval_steps", "2", "--save_steps", "2",
+        *COMMON,
+    ]  # fmt: skip
+    pretrain_main(argv)
+    _same_size_and_time(corpus, corpus.read_text().replace("cat", "dog"))
+    error = run_cli(capsys, lambda: pretrain_main([*argv, "--resume"]))
+    assert f"--train_files {corpus} has changed" in error, error

@@ -2,13 +2,19 @@
 # SPDX-License-Identifier: Apache-2.0
 """bf16 weights with fp32 master weights (hf_gpt1.training.precision): the fidelity of the fp32 run, on the CPU."""
 
+from __future__ import annotations
+
 import copy
+import shutil
 
 import torch
 
 from hf_gpt1 import GPT1LMHeadModel
+from hf_gpt1.commands.glue import main as glue_main
 from hf_gpt1.training.precision import MasterWeightOptimizer, weights_dtype
-from tests.utils import tiny_config
+from tests.utils import (
+    tiny_config,
+)
 
 
 def train(model, optimizer, batches) -> list[float]:
@@ -94,3 +100,25 @@ def test_bf16_on_a_cuda_gpu_trains_bf16_weights_unless_a_dtype_is_given(monkeypa
     assert weights_dtype(None, bf16=False) == "float32"
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert weights_dtype(None, bf16=True) == "float32"  # the CPU's --bf16 is autocast
+
+
+def test_a_bf16_checkpoint_is_fine_tuned_and_saved_in_fp32_and_the_start_line_says_so(
+    tiny, rte_files, tmp_path, capsys
+):
+    import torch
+    from safetensors import safe_open
+
+    from hf_gpt1 import GPT1LMHeadModel
+    from tests.utils import glue_argv
+
+    bf16 = tmp_path / "bf16"
+    shutil.copytree(tiny, bf16)
+    GPT1LMHeadModel.from_pretrained(tiny, dtype=torch.bfloat16).save_pretrained(bf16)
+    train, dev = rte_files
+    out = tmp_path / "out"
+    glue_main(glue_argv(bf16, train, dev, out, extra=["--save_strategy", "no"]))
+    assert "; weights float32" in capsys.readouterr().out
+    with safe_open(str(out / "model.safetensors"), framework="pt") as saved:
+        assert {saved.get_tensor(name).dtype for name in saved.keys()} == {torch.float32}
+    glue_main(glue_argv(bf16, train, dev, tmp_path / "pure", extra=["--save_strategy", "no", "--model_dtype", "auto"]))
+    assert "; weights bfloat16" in capsys.readouterr().out  # asked for: the checkpoint's own dtype

@@ -18,13 +18,13 @@ import torch
 from transformers import TrainerCallback, default_data_collator
 
 from hf_gpt1 import GPT1ForSequenceClassification, GPT1LMHeadModel
+from hf_gpt1.commands.command_line import parse_recipe_args
 from hf_gpt1.data import atomic as atomic_module
 from hf_gpt1.data.transforms import GPT1ClassificationCollator
 from hf_gpt1.training import callbacks as callbacks_module
 from hf_gpt1.training import launch
 from hf_gpt1.training.arguments import RecipeTrainingArguments
 from hf_gpt1.training.checkpoints import last_complete_checkpoint
-from hf_gpt1.training.cli import parse_recipe_args
 from hf_gpt1.training.trainer import GPT1Trainer, TrainingError
 from tests.utils import DELIM, EXTRACT, PAD, REPO_ROOT, START, tiny_config
 

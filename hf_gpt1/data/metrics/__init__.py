@@ -3,11 +3,12 @@
 """Local `evaluate` metric modules, loadable without the Hugging Face Hub, and the constant baselines every score is
 shown beside."""
 
+from __future__ import annotations
+
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import evaluate
 import numpy as np
 
 from ..scores import SCORES, constant_scores
@@ -23,6 +24,9 @@ __all__ = [
     "score_with_baselines",
     "scores_and_baselines",
 ]
+
+if TYPE_CHECKING:  # `evaluate` (and `datasets` under it) is imported to load a metric, not to format scores
+    import evaluate
 
 BASELINE_PREFIX = "baseline_"
 
@@ -41,6 +45,8 @@ def load_metric(task: str | TaskSpec, **kwargs) -> evaluate.EvaluationModule:
         `KeyError`: Unknown task.
         `ValueError`: The task has no metric configured.
     """
+    import evaluate
+
     spec = get_task(task)
     if spec.metric_config is None:
         raise ValueError(f"Task {spec.name!r} has no metric_config; set one of the GLUE metric configs.")

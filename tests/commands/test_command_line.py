@@ -1,6 +1,6 @@
 # Copyright 2026 The hf_gpt1 authors.
 # SPDX-License-Identifier: Apache-2.0
-"""The recipes' command line (hf_gpt1.training.cli): argument files, and one error line for every mistake."""
+"""The recipes' command line (hf_gpt1.commands.command_line): argument files, and one error line for every mistake."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from hf_gpt1.commands.command_line import parse_recipe_args, run_recipe
 from hf_gpt1.commands.glue import main as glue_main
 from hf_gpt1.commands.pretrain import main as pretrain_main
-from hf_gpt1.training.cli import parse_recipe_args, run_recipe
 from hf_gpt1.training.trainer import TrainingError
 from tests.utils import COMMON, run_cli
 
@@ -187,3 +187,48 @@ def test_the_command_line_names_a_data_layer_error_by_its_flags(tmp_path):
         multiple_choice(["--task", "story_cloze", "--test_file", str(bad), "--story_cloze_protocol", "true",
                          "--output_dir", str(tmp_path / "sc"), "--report_to", "none"])  # fmt: skip
     assert not (tmp_path / "out").exists()
+
+
+def test_a_misspelt_key_in_an_argument_file_is_not_taken_for_another(tiny, rte_files, tmp_path, capsys):
+    from tests.utils import glue_argv
+
+    train, dev = rte_files
+    preset = tmp_path / "run.yaml"
+    preset.write_text("learning_rat: 1e-4\n")
+    error = run_cli(capsys, lambda: glue_main([str(preset), *glue_argv(tiny, train, dev, tmp_path / "out")]))
+    assert "--learning_rat (did you mean --learning_rate?)" in error, error
+
+
+def test_an_argument_file_after_a_flag_says_it_must_come_first(tmp_path, capsys):
+    from hf_gpt1.commands.glue import main as glue_main
+
+    config = tmp_path / "run.yaml"
+    config.write_text("task: rte\noutput_dir: out\n")
+    error = run_cli(capsys, lambda: glue_main(["--seed", "3", str(config)]))
+    assert f"{config} is an argument file: it must come first" in error and f"{config} --seed 3" in error, error
+    assert "are required" not in error
+
+
+def test_a_data_file_named_json_is_not_taken_for_an_argument_file(tmp_path):
+    from hf_gpt1.commands.command_line import parse_recipe_args
+    from hf_gpt1.training.arguments import DataArguments
+
+    rows = tmp_path / "train.json"
+    rows.write_text('{"sentence1": "a", "sentence2": "b", "label": "entailment"}\n')
+    (parsed,) = parse_recipe_args((DataArguments,), ["--task", "rte", "--train_file", str(rows)])
+    assert parsed.train_file == str(rows)
+
+
+def test_a_wrong_typed_value_in_an_argument_file_names_the_file(tmp_path, capsys):
+    from hf_gpt1.commands.command_line import parse_recipe_args
+    from hf_gpt1.training.arguments import DataArguments
+
+    config = tmp_path / "run.yaml"
+    config.write_text("task: rte\nmax_train_samples: many\n")
+    with pytest.raises(SystemExit):
+        parse_recipe_args((DataArguments,), [str(config)])
+    assert f"{config}: argument --max_train_samples" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # given on the command line: the line's, not the file's
+        parse_recipe_args((DataArguments,), [str(config), "--max_train_samples", "lots"])
+    err = capsys.readouterr().err
+    assert "argument --max_train_samples" in err and f"{config}:" not in err

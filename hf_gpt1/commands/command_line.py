@@ -1,0 +1,290 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
+"""The commands' command line: arguments from flags and YAML/JSON files, and every input problem as one line.
+
+hf-gpt1 glue my_run.yaml --seed 3     # a file of arguments, overridden by the flags after it
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import difflib
+import errno
+import functools
+import json
+import os
+import re
+import shlex
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+from transformers import HfArgumentParser
+
+from ..data.atomic import WRITE_FAILURES
+from ..data.strict_files import load_strict
+from ..errors import ArgumentProblems, PackingError, TrainingError, TrainingInterrupted
+
+__all__ = ["argument_file_argv", "command_errors", "load_yaml", "parse_recipe_args", "run_recipe"]
+
+
+def load_yaml(path: str | os.PathLike) -> Any:
+    """Reads a YAML file strictly ([`load_strict`]); a problem is one line naming the file and the line."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} does not exist.")
+    return load_strict(path)
+
+
+def argument_file_argv(path: Path) -> list[str]:
+    """A YAML/JSON argument file as command-line words, so it gets the command line's type checks."""
+    try:
+        values = load_strict(path) if path.suffix == ".json" else load_yaml(path)
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path}: not a text file ({err}).") from None
+    if not isinstance(values, dict) or not values:
+        raise ValueError(f"{path} holds no arguments: write one `name: value` line per argument.")
+    argv = []
+    for name, value in values.items():
+        if value is None:
+            continue
+        if isinstance(value, (list, tuple)):
+            argv += [f"--{name}", *map(str, value)]
+        elif isinstance(value, dict):
+            argv += [f"--{name}", json.dumps(value)]
+        else:
+            argv += [f"--{name}", str(value).lower() if isinstance(value, bool) else str(value)]
+    return argv
+
+
+def parse_recipe_args(
+    dataclass_types: Sequence[type],
+    argv: Sequence[str] | None = None,
+    prog: str | None = None,
+    passed_on: str | None = None,
+) -> tuple:
+    """Parses a command's argument dataclasses from the command line; a first argument ending in `.yaml`/`.yml`/
+    `.json` is a file of arguments, which the following command-line arguments may override. Names are exact (no
+    prefix of a name stands for it: `learning_rat` is refused, naming `learning_rate`). `--help` lists the command's
+    own arguments (transformers' other TrainingArguments are counted, and listed by `--help_all`).
+
+    Args:
+        passed_on: For a command that passes the words it does not know on to other commands (what `--help` says
+            of them): they are returned, as a list after the dataclasses, instead of refused.
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    help_all = "--help_all" in argv
+    if help_all:
+        argv = [word for word in argv if word != "--help_all"] + ["--help"]
+    usage = "%(prog)s [ARGS.yaml] [--help | --help_all] [--NAME VALUE ...]"
+    parser = HfArgumentParser(dataclass_types, allow_abbrev=False, prog=prog, usage=usage)
+    _tidy_help(parser, dataclass_types, hide_library=not help_all)
+    _factory_defaults(parser, dataclass_types)
+    source, from_file = "command line", []
+    if argv and argv[0].endswith(ARGUMENT_FILE_SUFFIXES):
+        source = f"{argv[0]} or the command line"
+        from_file = argument_file_argv(Path(argv[0]))
+        _refuse_late_argument_file(parser, argv[1:], prog)
+        argv = from_file + argv[1:]
+    else:
+        _refuse_late_argument_file(parser, argv, prog)
+    parser.error = functools.partial(_parse_error, parser.error, from_file=from_file, argv=argv, source=source)
+    if passed_on:
+        parser.epilog = f"{parser.epilog or ''} {passed_on}".strip()
+    namespace, unknown = parser.parse_known_args(argv)
+    if unknown and not passed_on:
+        known = [option for action in parser._actions for option in action.option_strings]
+        names = [word for word in unknown if word.startswith("-")] or unknown
+        hints = [
+            f"{name} (did you mean {close[0]}?)" if (close := difflib.get_close_matches(name, known, n=1)) else name
+            for name in names
+        ]
+        raise ArgumentProblems(
+            [f"Unknown argument(s) in the {source}: {', '.join(hints)}; `--help` lists the recipe's arguments."]
+        )
+    # each dataclass checks its values when built: every problem is reported, in one error
+    parsed, problems = [], []
+    for dtype in dataclass_types:
+        names = {f.name for f in dataclasses.fields(dtype) if f.init}
+        try:
+            parsed.append(dtype(**{k: v for k, v in vars(namespace).items() if k in names}))
+        except ArgumentProblems as err:
+            problems += err.problems
+        except ValueError as err:
+            problems.append(str(err))
+    if problems:
+        raise ArgumentProblems(problems)
+    return (*parsed, unknown) if passed_on else tuple(parsed)
+
+
+ARGUMENT_FILE_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def _refuse_late_argument_file(parser: argparse.ArgumentParser, argv: Sequence[str], prog: str | None) -> None:
+    """An argument file given after a flag would be read as a stray word (and its arguments as missing): it is one
+    when it is a mapping whose names are all the recipe's arguments."""
+    names = {action.dest for action in parser._actions}
+    for word in argv:
+        if not word.endswith(ARGUMENT_FILE_SUFFIXES) or not Path(word).is_file():
+            continue
+        try:
+            values = argument_file_argv(Path(word))
+        except ValueError:
+            continue  # not an argument file (a data file, say)
+        keys = {value.removeprefix("--") for value in values if value.startswith("--")}
+        if keys and keys <= names:
+            rest = " ".join(w for w in argv if w != word)
+            raise ValueError(
+                f"{word} is an argument file: it must come first, before any flag, so that the flags after it "
+                f"override it: {prog or 'the recipe'} {word} {rest}".rstrip()
+                + "."
+            )
+
+
+def _parse_error(
+    error: Callable[[str], None], message: str, *, from_file: Sequence[str], argv: Sequence[str], source: str
+) -> None:
+    """argparse's `error` (usage, the message, exit status 2), naming the argument file when the value came from it."""
+    flag = re.match(r"argument (--\w+)", message)
+    given_on_line = argv[len(from_file) :]
+    if flag and flag[1] in from_file and flag[1] not in given_on_line:
+        message = f"{source.removesuffix(' or the command line')}: {message}"
+    error(message)
+
+
+# transformers' TrainingArguments that every run uses: `--help` lists them beside the recipe's own.
+ESSENTIAL_TRAINING_ARGUMENTS = {
+    "output_dir", "num_train_epochs", "max_steps", "per_device_train_batch_size", "per_device_eval_batch_size",
+    "gradient_accumulation_steps", "learning_rate", "lr_scheduler_type", "warmup_steps", "weight_decay",
+    "activation_checkpointing",
+    "max_grad_norm", "optim", "seed", "data_seed", "full_determinism", "bf16", "fp16", "use_cpu", "torch_compile",
+    "gradient_checkpointing", "eval_strategy", "eval_steps", "save_strategy", "save_steps", "logging_steps",
+    "load_best_model_at_end", "metric_for_best_model", "report_to", "run_name", "dataloader_num_workers",
+    "push_to_hub", "hub_model_id",
+}  # fmt: skip
+
+
+def _tidy_help(parser: HfArgumentParser, dataclass_types: Sequence[type], hide_library: bool) -> None:
+    """`--help` as a newcomer reads it: transformers' TrainingArguments fields that are neither redeclared by a recipe
+    nor essential are left out (they still parse; `--help_all` lists them), and so are deprecated aliases; a required
+    argument says so; a `--no_X` flag has its own text, not `--X`'s."""
+    hidden = set()
+    for cls in dataclass_types if hide_library else ():
+        for field in dataclasses.fields(cls):
+            owner = next(k for k in cls.__mro__ if field.name in k.__dict__.get("__annotations__", {}))
+            if owner.__module__.startswith("transformers") and field.name not in ESSENTIAL_TRAINING_ARGUMENTS:
+                hidden.add(field.name)
+    for action in parser._actions:  # argparse's list of options (no public accessor); SUPPRESS is its public API
+        if action.dest in hidden or (hide_library and (action.help or "").lower().startswith("deprecated")):
+            action.help = argparse.SUPPRESS
+        elif isinstance(action, argparse._StoreFalseAction):  # HfArgumentParser's --no_X of a bool field
+            action.help, action.default = f"The same as --{action.dest} false.", argparse.SUPPRESS
+        elif action.required:
+            action.help, action.default = f"{action.help or ''} (required)".strip(), argparse.SUPPRESS
+    if hidden:
+        parser.epilog = f"transformers' TrainingArguments take {len(hidden)} more arguments: --help_all lists them."
+
+
+def _factory_defaults(parser: HfArgumentParser, dataclass_types: Sequence[type]) -> None:
+    """A field whose default is computed (`default_factory`, such as `--use_cpu` from the machine) gets it when not
+    given: HfArgumentParser gives a bool field False instead."""
+    factories = {
+        field.name: field.default_factory
+        for cls in dataclass_types
+        for field in dataclasses.fields(cls)
+        if field.default_factory is not dataclasses.MISSING
+    }
+    for action in parser._actions:
+        if action.dest in factories and action.default is not argparse.SUPPRESS:
+            action.default = factories[action.dest]()
+
+
+class _Terminated(BaseException):
+    """SIGTERM outside training (training handles its own: `GracefulStop`)."""
+
+
+def _terminate(signum, frame) -> None:
+    raise _Terminated
+
+
+def _in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+def resume_command() -> str:
+    """The command line of this process with `--resume` (and without `--overwrite_output_dir`, which would delete
+    the run): what continues a stopped run."""
+    argv, skip = [], False
+    for i, word in enumerate(sys.argv):
+        if skip:
+            skip = False
+        elif word in ("--resume", "--overwrite_output_dir"):
+            following = sys.argv[i + 1].lower() if i + 1 < len(sys.argv) else ""
+            skip = following in ("true", "false", "1", "0", "yes", "no")
+        else:
+            argv.append(word)
+    return shlex.join([Path(sys.executable).name, *argv, "--resume"])
+
+
+def _write_failure_line(err: OSError) -> str:
+    where = f"Could not write {err.filename}" if err.filename else "A write failed"
+    if err.errno == errno.EROFS:
+        return f"{where}: {WRITE_FAILURES[err.errno]}. Choose an --output_dir on a writable disk."
+    return (
+        f"{where}: {WRITE_FAILURES[err.errno]}. Free space (or choose an --output_dir on another disk), then run the "
+        "same command again, with --resume if it had started."
+    )
+
+
+@contextlib.contextmanager
+def command_errors() -> Iterator[None]:
+    """Runs the block (a command's `main`) so that every problem is one readable line: `with command_errors():
+    main()`. A context, not a wrapper, so the command's own frames stay the only ones between the entry point and
+    `Trainer.train`. `HF_GPT1_TRACEBACK=1` shows the traceback instead.
+
+    Raises:
+        `SystemExit`: 2 after printing `error: <message>` for an input problem (`ValueError` / `KeyError` with the
+            cause and the fix, an `OSError` naming the path, a stopped training's `TrainingError`, a dead packing
+            worker's `PackingError`; argument problems of a multi-process launch are printed by its main process
+            only); 128 + the signal's number for SIGTERM or Ctrl-C, after printing the command that continues a
+            run that checkpointed (`TrainingInterrupted`) or, at any other moment, that nothing more was written.
+    """
+    previous = signal.signal(signal.SIGTERM, _terminate) if _in_main_thread() else None
+    try:
+        yield
+    except TrainingInterrupted as err:
+        print(f"{err} Continue with:\n  {resume_command()}", file=sys.stderr, flush=True)
+        raise SystemExit(128 + err.signum) from None
+    except (KeyboardInterrupt, _Terminated) as err:
+        name = "SIGTERM" if isinstance(err, _Terminated) else "Ctrl-C"
+        print(f"error: stopped by {name}; nothing more was written.", file=sys.stderr, flush=True)
+        raise SystemExit(128 + (signal.SIGTERM if isinstance(err, _Terminated) else signal.SIGINT)) from None
+    except (ValueError, KeyError, OSError, TrainingError, PackingError) as err:
+        if os.environ.get("HF_GPT1_TRACEBACK"):
+            raise
+        if isinstance(err, ArgumentProblems) and int(os.environ.get("RANK", "0")) > 0:
+            raise SystemExit(2) from None  # every process of a launch parses alike: the main one says it, once
+        message = err.args[0] if isinstance(err, KeyError) and err.args else err
+        if isinstance(err, OSError) and err.errno in WRITE_FAILURES:
+            message = _write_failure_line(err)
+        print(f"error: {message}\n(HF_GPT1_TRACEBACK=1 shows where it was raised)", file=sys.stderr)
+        raise SystemExit(2) from None
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    # Trainer leaves the process group of a multi-process launch open: wait for every rank, then close it cleanly.
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        torch.distributed.barrier()
+        torch.distributed.destroy_process_group()
+
+
+def run_recipe(main: Callable[[], Any]) -> Any:
+    """`main()` inside [`command_errors`]; returns its result."""
+    with command_errors():
+        return main()
