@@ -39,7 +39,7 @@ windows = pack_corpus(corpus.train, tokenizer, WINDOW, num_workers=WORKERS)
 """,
     "baseline": """
 from hf_gpt1.data.files import load_corpus
-from hf_gpt1.training.pretrain import pack_windows
+from hf_gpt1.data.packing import pack_windows
 train, _ = load_corpus([CORPUS], validation_split_percentage=5.0)
 windows = pack_windows(train, tokenizer, WINDOW)
 """,

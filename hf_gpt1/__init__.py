@@ -8,9 +8,6 @@ the `"multiple-choice"` pipeline and PEFT's default LoRA targets (without import
 use, so `import hf_gpt1` costs little more than `import torch, transformers`.
 """
 
-from importlib import import_module
-from typing import Any
-
 import transformers
 from transformers import AutoConfig, AutoTokenizer
 
@@ -25,6 +22,7 @@ from .modeling_gpt1 import (
     GPT1Model,
     GPT1PreTrainedModel,
 )
+from .module_names import lazy_names
 from .pipelines import GPT1MultipleChoicePipeline, register_pipelines
 from .tokenization_gpt1 import (
     GPT1Tokenizer,
@@ -51,22 +49,15 @@ __version__ = "0.4.0.dev0"
 
 # Public names whose modules import datasets (and the training stack): loaded on first access.
 _LAZY = {
-    "GPT1ClassificationCollator": "data.transforms",
-    "GPT1MultipleChoiceCollator": "data.transforms",
-    "GPT1Preprocessor": "data.transforms",
-    "GPT1SimilarityCollator": "data.transforms",
-    "prepare_dataset": "data.transforms",
-    "load_glue_tsv": "data.files",
-    "read_data_file": "data.files",
-}
+    "data.transforms": (
+        "GPT1ClassificationCollator", "GPT1MultipleChoiceCollator", "GPT1Preprocessor", "GPT1SimilarityCollator",
+        "prepare_dataset",
+    ),
+    "data.files": ("load_glue_tsv", "read_data_file"),
+}  # fmt: skip
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, _LAZY)
 
 
 __all__ = [

@@ -234,6 +234,7 @@ class InputFormat:
         transform (`Callable`): Builds one example's sequence(s) from token ids.
         head (`str`): The model class that reads it (`hf_gpt1.modeling_gpt1.HEADS`).
         collator (`str`): The collator class that batches it (`hf_gpt1.data.transforms.COLLATORS`).
+        command (`str`): The `hf-gpt1` command that fine-tunes a task of this format (`glue`, `multiple-choice`).
 
     Named, not classes: this module is shipped as remote code and imports neither the models nor the collators;
     each table that holds the classes is checked against these rows by the tests. Built with keywords only.
@@ -248,6 +249,7 @@ class InputFormat:
     transform: Callable
     head: str
     collator: str
+    command: str
 
 
 _CLASSIFIER = "GPT1ForSequenceClassification"
@@ -256,14 +258,16 @@ INPUT_FORMATS: dict[str, InputFormat] = {
     for f in (
         InputFormat(name="classification", text_columns=(1, 1), pair=False, orderings=1, choices=False,
                     special_tokens=2, transform=classification, head=_CLASSIFIER,
-                    collator="GPT1ClassificationCollator"),
+                    collator="GPT1ClassificationCollator", command="glue"),
         InputFormat(name="entailment", text_columns=(2, 2), pair=True, orderings=1, choices=False,
-                    special_tokens=3, transform=entailment, head=_CLASSIFIER, collator="GPT1ClassificationCollator"),
+                    special_tokens=3, transform=entailment, head=_CLASSIFIER, collator="GPT1ClassificationCollator",
+                    command="glue"),
         InputFormat(name="similarity", text_columns=(2, 2), pair=True, orderings=2, choices=False,
-                    special_tokens=3, transform=similarity, head=_CLASSIFIER, collator="GPT1SimilarityCollator"),
+                    special_tokens=3, transform=similarity, head=_CLASSIFIER, collator="GPT1SimilarityCollator",
+                    command="glue"),
         InputFormat(name="multiple_choice", text_columns=(1, 99), pair=False, orderings=1, choices=True,
                     special_tokens=3, transform=multiple_choice, head="GPT1ForMultipleChoice",
-                    collator="GPT1MultipleChoiceCollator"),
+                    collator="GPT1MultipleChoiceCollator", command="multiple-choice"),
     )
 }  # fmt: skip
 """The paper's four input transforms (Fig. 1, right), by name."""

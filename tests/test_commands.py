@@ -92,9 +92,10 @@ def test_convert_and_push_parse_as_every_command_does(tmp_path):
     assert not (tmp_path / "out").exists() and not (tmp_path / "y").exists()
 
 
-def test_glue_reaches_trainer_train_in_three_of_the_packages_frames(tiny_lm, glue_slice, tmp_path, monkeypatch):
-    """A reader goes from the command to `trainer.train()` through three functions: the command line, the command,
-    the run (errors are a context around the command, not another frame)."""
+def test_glue_reaches_trainer_train_through_the_plans_execution(tiny_lm, glue_slice, tmp_path, monkeypatch):
+    """A reader goes from the command to `trainer.train()` through the command line, the command, the run and the
+    execution of its plan (the plan was made and returned before; errors are a context around the command, not
+    another frame)."""
     import inspect
 
     from hf_gpt1 import commands
@@ -113,7 +114,8 @@ def test_glue_reaches_trainer_train_in_three_of_the_packages_frames(tiny_lm, glu
     monkeypatch.setattr(GPT1Trainer, "train", train)
     with pytest.raises(Reached):
         commands.main(["glue", *glue_args("rte", tiny_lm, glue_slice, tmp_path / "out")])
-    assert frames == ["finetune.py:run_finetuning", "glue.py:main", "__init__.py:main"], frames
+    expected = ["finetune.py:execute_finetuning", "finetune.py:run_finetuning", "glue.py:main", "__init__.py:main"]
+    assert frames == expected, frames
 
 
 def test_each_command_module_runs_under_python_m_as_the_command(command, tmp_path):
@@ -190,13 +192,14 @@ print(json.dumps(found))
     assert json.loads(done.stdout.splitlines()[-1]) == dict.fromkeys(NOT_IMPORTED, [])
 
 
+MOVED_COMMANDS = {"zero_shot": "zero_shot", "convert": "convert", "hub": "push", "reproduce": "reproduce"}
+
+
 @pytest.mark.parametrize(
     ("old", "name", "new"),
     [
-        ("hf_gpt1.tools.zero_shot", "main", "hf_gpt1.commands.zero_shot"),
-        ("hf_gpt1.tools.convert", "ConvertArguments", "hf_gpt1.commands.convert"),
+        *((f"hf_gpt1.tools.{old}", "main", f"hf_gpt1.commands.{new}") for old, new in MOVED_COMMANDS.items()),
         ("hf_gpt1.tools.hub", "PushArguments", "hf_gpt1.commands.push"),
-        ("hf_gpt1.tools.reproduce", "main", "hf_gpt1.commands.reproduce"),
         ("hf_gpt1.training.cli", "parse_recipe_args", "hf_gpt1.commands.command_line"),
         ("hf_gpt1.training.cli", "flags_for_inputs", "hf_gpt1.training.flags"),
     ],

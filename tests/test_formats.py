@@ -197,7 +197,8 @@ def test_every_format_is_one_row_that_the_package_reads():
 
 def test_a_format_row_is_built_with_keywords_and_its_classes_come_from_tables():
     """`InputFormat(...)` takes keywords only (a reordered field cannot shift silently); the collator a row names is
-    an entry of the explicit `COLLATORS` table (no lookup in a module's globals), the head an entry of `HEADS`."""
+    an entry of the explicit `COLLATORS` table (no lookup in a module's globals), the head an entry of `HEADS`, the
+    command one of `hf-gpt1`'s."""
     import dataclasses
 
     from hf_gpt1.data.transforms import COLLATORS
@@ -210,6 +211,9 @@ def test_a_format_row_is_built_with_keywords_and_its_classes_come_from_tables():
     assert InputFormat(**{f.name: getattr(row, f.name) for f in dataclasses.fields(row)}) == row
     assert {fmt.collator for fmt in INPUT_FORMATS.values()} == set(COLLATORS)
     assert {fmt.head for fmt in INPUT_FORMATS.values()} <= {entry.model.__name__ for entry in HEADS}
+    from hf_gpt1.commands import COMMANDS
+
+    assert {fmt.command for fmt in INPUT_FORMATS.values()} == {"glue", "multiple-choice"} <= set(COMMANDS)
     import ast
 
     for path in sorted((REPO_ROOT / "hf_gpt1").rglob("*.py")):  # `globals()[name]` read: a lookup by name

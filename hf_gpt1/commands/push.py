@@ -7,6 +7,7 @@ hf-gpt1 push runs/rte me/gpt1-rte [--license apache-2.0] [--private]
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from dataclasses import dataclass, field
 
@@ -42,14 +43,8 @@ def main(argv: list[str] | None = None) -> str:
         words += 1
     named = [word for flag, value in zip(("--output_dir", "--repo_id"), argv[:words]) for word in (flag, value)]
     (args,) = parse_recipe_args((PushArguments,), [*named, *argv[words:]], prog="hf-gpt1 push")
-    url = push_finetuned(
-        args.output_dir,
-        args.repo_id,
-        base_model=args.base_model,
-        license=args.license,
-        license_name=args.license_name,
-        private=args.private or None,
-    )
+    # the fields are push_finetuned's arguments; not --private leaves the repository's visibility to the Hub
+    url = push_finetuned(**{**dataclasses.asdict(args), "private": args.private or None})
     print(f"Pushed {args.output_dir} to {args.repo_id}: {url}")
     return url
 

@@ -37,14 +37,16 @@ import pyarrow.compute as pc
 import torch
 
 from ..errors import PackingError
-from .files import check_text_file, held_out_count, not_utf8_error
+from .files import check_text_file, held_out_count, load_corpus, not_utf8_error
 from .fingerprint import file_version, refuse_repeated_inputs
 
 __all__ = [
+    "DatasetCorpus",
     "PackingError",
     "TextCorpus",
     "collect_windows",
     "first_chars",
+    "open_corpus",
     "pack_corpus",
     "pack_windows",
     "stream_corpus",
@@ -115,6 +117,10 @@ class TextCorpus:
             documents (lines) are held out, as `hf_gpt1.data.files.load_corpus` holds them out.
         text_column: The JSON field holding a document's text.
         shard_bytes: The size of a shard, the unit of parallel work.
+        streaming: [`windows`] tokenizes the training text as it is read (nothing written) instead of packing it.
+
+    A pre-training corpus ([`open_corpus`]): `documents`, `windows`, `first_windows` and `digests`, as
+    [`DatasetCorpus`].
     """
 
     def __init__(
@@ -124,8 +130,9 @@ class TextCorpus:
         text_column: str = "text",
         validation_split_percentage: float = 5.0,
         shard_bytes: int = SHARD_BYTES,
+        streaming: bool = False,
     ):
-        self.text_column, self.shard_bytes = text_column, shard_bytes
+        self.text_column, self.shard_bytes, self.streaming = text_column, shard_bytes, streaming
         refuse_repeated_inputs({"`train_files`": train_files, "`validation_files`": validation_files or []})
         train = {str(p): self._scan(Path(p)) for p in train_files}
         held = {str(p): self._scan(Path(p)) for p in validation_files or []}
@@ -235,9 +242,27 @@ class TextCorpus:
         cuts = [begin, *(offset for _, offset in lines.marks if begin < offset < end), end]
         return [Shard(path, a, b, column, lines.sha256, lines.version) for a, b in zip(cuts, cuts[1:]) if a < b]
 
-    def documents(self, shards: Sequence[Shard], limit_chars: int | None = None) -> Iterator[str]:
-        """The documents of `shards` in order (at most `limit_chars` characters of them)."""
+    def documents(self, shards: Sequence[Shard] | None = None, limit_chars: int | None = None) -> Iterator[str]:
+        """The documents of `shards` (default: the training ones) in order (at most `limit_chars` characters)."""
+        shards = self.train if shards is None else shards
         return first_chars(itertools.chain.from_iterable(map(_shard_documents, shards)), limit_chars)
+
+    def windows(
+        self, tokenizer, window: int, num_workers: int | None = None, eval_limit: int | None = None
+    ) -> tuple[datasets.Dataset | datasets.IterableDataset, datasets.Dataset]:
+        """(training windows, held-out windows): packed once into the datasets cache, or under `streaming` the
+        training windows tokenized as they are read and the first `eval_limit` held-out ones held in memory."""
+        if self.streaming:
+            return stream_corpus(self.train, tokenizer, window), collect_windows(
+                self.validation, tokenizer, window, eval_limit
+            )
+        return pack_corpus(self.train, tokenizer, window, num_workers), pack_corpus(
+            self.validation, tokenizer, window, num_workers
+        )
+
+    def first_windows(self, train, tokenizer, window: int, count: int) -> datasets.Dataset:
+        """The first `count` training windows, in memory (a sample of a streamed corpus)."""
+        return collect_windows(self.train, tokenizer, window, count)
 
 
 def first_chars(texts: Iterable[str], limit_chars: int | None = None) -> Iterator[str]:
@@ -484,6 +509,58 @@ def stream_corpus(shards: Sequence[Shard], tokenizer, window: int) -> datasets.I
 
 
 # ---------------------------------------------------------------------------------------------- datasets corpora
+
+
+class DatasetCorpus:
+    """A pre-training corpus read through `datasets` (csv / parquet files, a Hub dataset, streamed or not): the
+    interface of [`TextCorpus`] (`documents`, `windows`, `first_windows`, `digests`) over `text`-column documents.
+
+    Args:
+        train, validation: The documents (`datasets.Dataset` or `IterableDataset` with a `text` column).
+    """
+
+    digests: dict[str, str] = {}
+    """Local files are digested when a run records its inputs; a Hub corpus has none."""
+
+    def __init__(self, train, validation):
+        self.train, self.validation = train, validation
+
+    def documents(self, limit_chars: int | None = None) -> Iterator[str]:
+        """The training documents' text, in order (at most `limit_chars` characters of them)."""
+        return first_chars((row["text"] for row in self.train), limit_chars)
+
+    def windows(self, tokenizer, window: int, num_workers: int | None = None, eval_limit: int | None = None):
+        """(training windows, held-out windows), packed as transformers' run_clm packs ([`pack_windows`])."""
+        return pack_windows(self.train, tokenizer, window, num_workers), pack_windows(
+            self.validation, tokenizer, window, num_workers
+        )
+
+    def first_windows(self, train, tokenizer, window: int, count: int) -> datasets.Dataset:
+        """The first `count` of the training windows `train`, in memory."""
+        rows = list(train.take(count)) if isinstance(train, datasets.IterableDataset) else train[:count]["input_ids"]
+        ids = [row["input_ids"] for row in rows] if isinstance(train, datasets.IterableDataset) else rows
+        return datasets.Dataset.from_dict({"input_ids": ids})
+
+
+def open_corpus(
+    train_files: Sequence[str] | None,
+    validation_files: Sequence[str] | None = None,
+    *,
+    text_column: str = "text",
+    validation_split_percentage: float = 5.0,
+    streaming: bool = False,
+    **hub: str | None,
+) -> TextCorpus | DatasetCorpus:
+    """The pre-training corpus, whatever its source: local `.txt` / `.jsonl` files are read as a stream
+    ([`TextCorpus`]), the rest (csv / parquet, a Hub dataset: `hub` holds `dataset_name` and `dataset_config_name`)
+    through `datasets` ([`DatasetCorpus`])."""
+    if streamable(train_files, validation_files):
+        return TextCorpus(train_files, validation_files, text_column, validation_split_percentage, streaming=streaming)
+    train, validation = load_corpus(
+        train_files, validation_files, text_column=text_column, streaming=streaming,
+        validation_split_percentage=validation_split_percentage, **hub,
+    )  # fmt: skip
+    return DatasetCorpus(train, validation)
 
 
 def pack_windows(documents, tokenizer, window: int, num_workers: int | None = None):

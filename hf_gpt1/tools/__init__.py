@@ -4,21 +4,15 @@
 the Hub with a model card (`hub`), zero-shot evaluation (`zero_shot`), the paper's results (`paper_results`) and the
 reproduction's matrix and report (`reproduce`, `reproduce_report`)."""
 
-from importlib import import_module
-from typing import Any
+from ..module_names import lazy_names
 
 # The tools' public functions, each imported from its module on first use.
 _PUBLIC = {
-    "convert_openai_checkpoint": "convert",
-    "evaluate_zero_shot": "zero_shot",
-    "model_card": "hub",
-    "push_finetuned": "hub",
+    "convert": ("convert_openai_checkpoint",),
+    "zero_shot": ("evaluate_zero_shot",),
+    "hub": ("model_card", "push_finetuned"),
 }
 
-__all__ = sorted(_PUBLIC)
+__all__ = sorted(name for names in _PUBLIC.values() for name in names)
 
-
-def __getattr__(name: str) -> Any:
-    if name in _PUBLIC:
-        return getattr(import_module(f".{_PUBLIC[name]}", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, _PUBLIC)

@@ -25,9 +25,9 @@ import numpy as np
 import torch
 
 from ..configuration_gpt1 import GPT1Config
-from ..deprecation import moved_names
 from ..formats import SPECIAL_TOKEN_FIELDS, SPECIAL_TOKENS
 from ..modeling_gpt1 import GPT1LMHeadModel
+from ..module_names import moved_names
 
 NUM_SHARDS = 10
 # Per-block arrays in release order, with the hf_gpt1 parameter each one becomes.

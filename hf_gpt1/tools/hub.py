@@ -31,8 +31,8 @@ from ..configuration_gpt1 import MIN_TRANSFORMERS_VERSION
 from ..data.hub_access import hub_access
 from ..data.metrics import baseline_name, scores_and_baselines
 from ..data.tasks import TaskSpec, get_task, task_from_file
-from ..deprecation import moved_names
 from ..modeling_gpt1 import HEADS
+from ..module_names import moved_names
 from ..pipelines import MULTIPLE_CHOICE_TASK, GPT1MultipleChoicePipeline, gpt1_special_token_ids
 from ..tokenization_gpt1 import load_gpt1_tokenizer
 from ..training.output_dir import RESULTS_FILE, RUN_FILE, TASK_FILE

@@ -43,7 +43,7 @@ from ..data.atomic import write_json_atomic
 from ..data.files import glue_file, load_task_splits
 from ..data.hub_access import hub_access
 from ..data.tasks import TaskSpec
-from ..deprecation import moved_names
+from ..module_names import moved_names
 from ..training.output_dir import RUN_FILE
 from .reproduce_report import RECORD_SUFFIX, changed_input
 
@@ -245,7 +245,7 @@ def plan_runs(
     batch = batch_flags(extra)
     for task in data:
         spec = task.spec
-        recipe = "multiple-choice" if spec.input_format.choices else "glue"
+        recipe = spec.input_format.command
         for condition in conditions:
             for seed in seeds:
                 folder = Path(output_dir) / spec.name / condition / f"seed-{seed}"

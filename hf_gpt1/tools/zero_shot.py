@@ -27,7 +27,7 @@ from torch.nn import functional as F
 
 from ..data.metrics import load_metric, prediction_warnings, score_with_baselines
 from ..data.tasks import TaskSpec, get_task
-from ..deprecation import moved_names
+from ..module_names import moved_names
 
 ZERO_SHOT_TASKS: tuple[str, ...] = ("cola", "sst2", "race", "wnli")
 SST2_CUE, SST2_POSITIVE, SST2_NEGATIVE = "very", "positive", "negative"

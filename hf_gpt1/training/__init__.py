@@ -3,29 +3,19 @@
 """The training layer: arguments, `GPT1Trainer` and its callbacks, checkpoints, the output folder, and the two runs a
 recipe calls (`finetune.run_finetuning`, `pretrain.run_pretraining`)."""
 
-from importlib import import_module
-from typing import Any
+from ..module_names import lazy_names
 
 # The training layer's public names, each imported from its module on first use (they load the training stack).
 _PUBLIC = {
-    "DataArguments": "arguments",
-    "GPT1TrainingArguments": "arguments",
-    "ModelArguments": "arguments",
-    "PretrainDataArguments": "arguments",
-    "PretrainModelArguments": "arguments",
-    "PretrainTrainingArguments": "arguments",
-    "RecipeTrainingArguments": "arguments",
-    "final_arguments": "arguments",
-    "GPT1Trainer": "trainer",
-    "PretrainTrainer": "trainer",
-    "run_finetuning": "finetune",
-    "run_pretraining": "pretrain",
-}
+    "arguments": (
+        "DataArguments", "GPT1TrainingArguments", "ModelArguments", "PretrainDataArguments", "PretrainModelArguments",
+        "PretrainTrainingArguments", "RecipeTrainingArguments", "final_arguments",
+    ),
+    "trainer": ("GPT1Trainer", "PretrainTrainer"),
+    "finetune": ("FinetunePlan", "execute_finetuning", "plan_finetuning", "run_finetuning"),
+    "pretrain": ("run_pretraining",),
+}  # fmt: skip
 
-__all__ = sorted(_PUBLIC)
+__all__ = sorted(name for names in _PUBLIC.values() for name in names)
 
-
-def __getattr__(name: str) -> Any:
-    if name in _PUBLIC:
-        return getattr(import_module(f".{_PUBLIC[name]}", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, _PUBLIC)

@@ -18,6 +18,8 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -61,24 +63,89 @@ from .trainer import GPT1Trainer
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["build_model", "input_lengths", "reinitialize_blocks", "run_finetuning", "tokenize_split"]
+__all__ = [
+    "FinetunePlan",
+    "build_model",
+    "execute_finetuning",
+    "input_lengths",
+    "plan_finetuning",
+    "reinitialize_blocks",
+    "run_finetuning",
+    "tokenize_split",
+]
 
-RECIPE_FOR_MULTIPLE_CHOICE = {False: "glue", True: "multiple_choice"}
-"""The command-line recipe of each kind of task (other callers, such as the demo, take any task)."""
+COMMAND_RECIPES = ("glue", "multiple_choice")
+"""The recipes of the fine-tuning commands, each of which takes its formats' tasks only (`InputFormat.command`); other
+callers, such as the demo, take any task."""
 
 
 def run_finetuning(
     model_args: ModelArguments, data_args: DataArguments, args: GPT1TrainingArguments, recipe: str = "glue"
 ) -> dict[str, Any]:
-    """Fine-tunes, evaluates and predicts; returns (and writes to `output_dir/all_results.json`) the metrics.
+    """Fine-tunes, evaluates and predicts; returns (and writes to `output_dir/all_results.json`) the metrics: the
+    launch settled ([`settle_launch`]), then [`plan_finetuning`], then [`execute_finetuning`].
 
     Every input problem (unknown task, bad columns or labels, unreadable files, an output dir of another run,
     `max_seq_length` beyond the model) is raised before the output folder is claimed and the first training step.
     With `--do_train false` the model is only evaluated and used for predictions.
     """
+    notes = settle_launch(args)
+    return execute_finetuning(plan_finetuning(model_args, data_args, args, recipe), notes)
+
+
+@dataclass(frozen=True)
+class FinetunePlan:
+    """What a fine-tuning run will do, decided from its arguments and its data before any model is loaded or any
+    file of the run written ([`plan_finetuning`]); [`execute_finetuning`] carries it out. `str(plan)` says it.
+
+    Args:
+        model_args, data_args: The model's and the data's arguments, as given.
+        args (`GPT1TrainingArguments`): The training arguments with the data's decisions applied
+            ([`~hf_gpt1.training.arguments.final_arguments`]: the evaluation plan, the best checkpoint's metric).
+        spec (`TaskSpec`): The task.
+        recipe (`str`): The command the run belongs to (`glue`, `multiple_choice`; the run's identity records it).
+        identity (`dict`): The run's identity, which the output folder is claimed with (`run_identity`).
+        splits (`datasets.DatasetDict`): The rows of each split the run reads, checked; `sources` names where each
+            came from, `data_sha256` digests them all as read.
+        eval_names (`tuple[str, ...]`): The splits evaluated (validation, MNLI's two).
+        started (`float`): When planning began (the run's duration counts from it).
+    """
+
+    model_args: ModelArguments
+    data_args: DataArguments
+    args: GPT1TrainingArguments
+    spec: TaskSpec
+    recipe: str
+    identity: dict[str, Any]
+    splits: datasets.DatasetDict
+    sources: dict[str, str]
+    data_sha256: str
+    eval_names: tuple[str, ...]
+    started: float = dataclasses.field(default_factory=time.time)
+
+    @property
+    def title(self) -> str:
+        return f"{self.recipe} {self.spec.name}" + ("" if self.args.do_train else " (prediction only)")
+
+    def __str__(self) -> str:
+        args = self.args
+        lines = [f"{self.title}: {self.spec.format} task, model {self.model_args.model_name_or_path}"]
+        lines += [f"  {split}: {rows.num_rows:,} rows ({self.sources[split]})" for split, rows in self.splits.items()]
+        if args.load_best_model_at_end:
+            direction = "highest" if args.greater_is_better else "lowest"
+            lines.append(f"  keeps the checkpoint of the {direction} {args.metric_for_best_model}")
+        lines.append(f"  writes {args.output_dir} (data {self.data_sha256[:12]})")
+        return "\n".join(lines)
+
+
+def plan_finetuning(
+    model_args: ModelArguments, data_args: DataArguments, args: GPT1TrainingArguments, recipe: str = "glue"
+) -> FinetunePlan:
+    """Checks the arguments, the output folder (changing nothing) and the data, and decides what the data decides;
+    nothing of the run is written and no model is loaded. Raises the first input problem, in the command line's
+    words."""
     started = time.time()
     spec = get_task(data_args.task)
-    title = f"{recipe} {spec.name}" + ("" if args.do_train else " (prediction only)")
     inputs = {
         "--model_name_or_path": model_args.model_name_or_path,
         "--tokenizer_name_or_path": model_args.tokenizer_name_or_path,
@@ -88,21 +155,30 @@ def run_finetuning(
         "--test_file": data_args.test_file,
     }
     identity = run_identity(recipe, model_args, data_args, args.seed, inputs)
-    if args.process_index == 0:  # an unusable folder is refused before anything loads; it is claimed below
+    if args.process_index == 0:  # an unusable folder is refused before anything loads; it is claimed by execute
         check_output_dir(args.output_dir, identity, args.overwrite_output_dir, args.resume)
     _check_arguments(spec, model_args, data_args, args, recipe)
-    notes = settle_launch(args)
-    set_seed(args.seed)
-
     # data: the task's splits, checked, then the evaluation plan; the arguments are final from here on
     raw, sources, data_sha256 = _load_splits(spec, data_args, args)
-    eval_names = _eval_split_names(raw)
-    args = final_arguments(args, **_evaluation_plan(args, spec, eval_names))
-
-    # model and tokenizer
+    eval_names = tuple(_eval_split_names(raw))
+    args = final_arguments(args, **_evaluation_plan(args, spec, list(eval_names)))
     check_model_path(model_args.model_name_or_path)
     if model_args.tokenizer_name_or_path:
         check_model_path(model_args.tokenizer_name_or_path, "--tokenizer_name_or_path")
+    return FinetunePlan(
+        model_args, data_args, args, spec, recipe, identity, raw, sources, data_sha256, eval_names, started
+    )
+
+
+def execute_finetuning(plan: FinetunePlan, notes: Sequence[str] = ()) -> dict[str, Any]:
+    """Carries out a [`FinetunePlan`]: the model and tokenizer, the splits tokenized once, the Trainer; then, in the
+    claimed output folder, training, evaluation and predictions; returns the results (`all_results.json`). `notes`:
+    the launch's, for the start screen ([`settle_launch`])."""
+    model_args, data_args, args, spec = plan.model_args, plan.data_args, plan.args, plan.spec
+    raw, sources, eval_names = plan.splits, plan.sources, list(plan.eval_names)
+    set_seed(args.seed)
+
+    # model and tokenizer
     with model_hub_access(model_args):
         tokenizer = load_gpt1_tokenizer(model_args.tokenizer_name_or_path or model_args.model_name_or_path)
         model = build_model(spec, model_args, tokenizer, predict_only=not args.do_train, bf16=args.bf16)
@@ -135,17 +211,17 @@ def run_finetuning(
         processing_class=tokenizer,
         compute_metrics=_metric_fn(spec),
     )
-    with claimed(args, identity):
+    with claimed(args, plan.identity):
         if spec.name not in BUILTIN_TASKS and trainer.is_world_process_zero():  # later tools learn the task here
             write_json_atomic(Path(args.output_dir) / TASK_FILE, task_to_dict(spec))
-        print_start(trainer, title, _batch_note(args), notes)
+        print_start(trainer, plan.title, _batch_note(args), notes)
         train_result = None
         if args.do_train:
             train_result = trainer.train(resume_from_checkpoint=resume_checkpoint(args))
             trainer.save_model()
 
         # validation metrics of the model in hand (logged when it was evaluated during training), test predictions
-        results: dict[str, Any] = {"task": spec.name, "data_sha256": data_sha256}
+        results: dict[str, Any] = {"task": spec.name, "data_sha256": plan.data_sha256}
         lines = []
         best = trainer.state.best_model_checkpoint if args.load_best_model_at_end else None
         if best is not None:
@@ -170,7 +246,7 @@ def run_finetuning(
         if warnings:
             results["warnings"] = warnings
             lines += [f"warning: {w}" for w in warnings]
-        return save_results(trainer, title, results, lines, train_result, started)
+        return save_results(trainer, plan.title, results, lines, train_result, plan.started)
 
 
 PAPER_BATCH = 32  # the paper's fine-tuning batch (section 4.1)
@@ -310,11 +386,11 @@ def _check_arguments(
 ) -> None:
     """What the arguments' own checks cannot see: the task and recipe together (every problem, in one error)."""
     multiple_choice = spec.input_format.choices
-    right = RECIPE_FOR_MULTIPLE_CHOICE[multiple_choice]
+    command = spec.input_format.command
     problems = []
-    if recipe in RECIPE_FOR_MULTIPLE_CHOICE.values() and recipe != right:
+    if recipe in COMMAND_RECIPES and recipe != command.replace("-", "_"):
         kind = "multiple choice" if multiple_choice else "not multiple choice"
-        problems.append(f"--task {data_args.task!r} is {kind}: run it with hf-gpt1 {right.replace('_', '-')}.")
+        problems.append(f"--task {data_args.task!r} is {kind}: run it with hf-gpt1 {command}.")
     if data_args.segment_cap is not None and not multiple_choice:
         problems.append("--segment_cap applies to multiple-choice tasks (Story Cloze, RACE, SWAG) only.")
     if data_args.story_cloze_protocol and spec.name != "story_cloze":

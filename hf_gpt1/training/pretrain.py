@@ -3,12 +3,12 @@
 """L1 pre-training (from scratch or continued) on packed windows of contiguous text: [`run_pretraining`], behind
 `hf-gpt1 pretrain` (`hf_gpt1.commands.pretrain`).
 
-Data flow: text (local .txt / .jsonl files read as a stream by `hf_gpt1.data.packing.TextCorpus`; csv / parquet
-files or any Hub dataset through `hf_gpt1.data.files.load_corpus`) → a GPT-1 BPE (trained on a bounded sample of the
-corpus when none is given) → token ids joined into one stream → `n_positions`-token windows, packed once by every
-core into a cache keyed by the corpus's and the tokenizer's content (`hf_gpt1.data.packing`) → `GPT1LMHeadModel` with
-the token-mean L1 → `PretrainTrainer` (Adam, linear warm-up then cosine to 0) with held-out perplexity at every
-evaluation.
+Data flow: text, whatever its source, through one corpus interface (`hf_gpt1.data.packing.open_corpus`: local .txt /
+.jsonl files read as a stream by `TextCorpus`; csv / parquet files or any Hub dataset through `DatasetCorpus`) → a
+GPT-1 BPE (trained on a bounded sample of the corpus when none is given) → token ids joined into one stream →
+`n_positions`-token windows, packed once by every core into a cache keyed by the corpus's and the tokenizer's content
+(`hf_gpt1.data.packing`) → `GPT1LMHeadModel` with the token-mean L1 → `PretrainTrainer` (Adam, linear warm-up then
+cosine to 0) with held-out perplexity at every evaluation.
 
 The paper's full settings (100 epochs, a 40,000-merge BPE, 64 × 512-token windows) are the preset
 `recipes/configs/presets/pretrain_paper.yaml`; the defaults here are smaller where a small corpus needs it (README:
@@ -17,7 +17,6 @@ The paper's full settings (100 epochs, a 40,000-merge BPE, 64 × 512-token windo
 
 from __future__ import annotations
 
-import functools
 import tempfile
 import time
 from pathlib import Path
@@ -28,15 +27,8 @@ from transformers import set_seed
 from transformers.trainer_utils import IntervalStrategy
 
 from ..configuration_gpt1 import GPT1Config
-from ..data.files import load_corpus
 from ..data.packing import (
-    TextCorpus,
-    collect_windows,
-    first_chars,
-    pack_corpus,
-    pack_windows,
-    stream_corpus,
-    streamable,
+    open_corpus,
     unknown_share,
     window_collator,
 )
@@ -92,36 +84,25 @@ def run_pretraining(
     notes = settle_launch(args)
     set_seed(args.seed)
 
-    # data: the corpus's documents, held-out ones apart; local .txt / .jsonl files are read as a stream
+    # data: the corpus, whatever its source (one interface: `data.packing.open_corpus`), held-out documents apart
     flags = flags_of(data_args)
     with flags_for_inputs(flags):  # the data layer names paths and arguments; the command line, flags
-        corpus = train_docs = eval_docs = None
-        if streamable(data_args.train_files, data_args.validation_files):
-            corpus = TextCorpus(
-                data_args.train_files,
-                data_args.validation_files,
-                text_column=data_args.text_column,
-                validation_split_percentage=data_args.validation_split_percentage,
-            )
-            documents = functools.partial(corpus.documents, corpus.train)
-            check_recorded_digests(identity, corpus.digests)
-        else:
-            train_docs, eval_docs = load_corpus(
-                data_args.train_files,
-                data_args.validation_files,
-                dataset_name=data_args.dataset_name,
-                dataset_config_name=data_args.dataset_config_name,
-                text_column=data_args.text_column,
-                streaming=data_args.streaming,
-                validation_split_percentage=data_args.validation_split_percentage,
-            )
-            documents = functools.partial(_dataset_documents, train_docs)
+        corpus = open_corpus(
+            data_args.train_files,
+            data_args.validation_files,
+            dataset_name=data_args.dataset_name,
+            dataset_config_name=data_args.dataset_config_name,
+            text_column=data_args.text_column,
+            streaming=data_args.streaming,
+            validation_split_percentage=data_args.validation_split_percentage,
+        )
+        check_recorded_digests(identity, corpus.digests)
     if data_args.streaming and args.max_steps <= 0:
         raise ValueError("A streamed corpus has no length: set --max_steps.")
 
     # tokenizer and model
     with model_hub_access(model_args):
-        tokenizer = _tokenizer(model_args, args, documents)
+        tokenizer = _tokenizer(model_args, args, corpus.documents)
         model = _model(model_args, tokenizer, weights_dtype(model_args.model_dtype, args.bf16))
     # A language model's tokenizer encodes raw text: `tokenizer(text)` must not wrap it in the task template, or
     # pipeline("text-generation") and the zero-shot heuristics would see `_start_ … _classify_`. The special tokens
@@ -131,21 +112,11 @@ def run_pretraining(
     # windows of the model's context, packed once (the main process first; the others read its cache)
     window, workers = model.config.n_positions, data_args.preprocessing_num_workers
     workers_flag = {"num_workers": "--preprocessing_num_workers"}
+    eval_limit = data_args.max_eval_windows or None  # 0: every window
     with flags_for_inputs(flags, workers_flag), args.main_process_first(desc="packing"):
-        if corpus is None:
-            train = pack_windows(train_docs, tokenizer, window, workers)
-            all_evaluation = pack_windows(eval_docs, tokenizer, window, workers)
-        else:
-            if data_args.streaming:  # nothing written: the held-out windows scored are held in memory
-                train = stream_corpus(corpus.train, tokenizer, window)
-                all_evaluation = collect_windows(
-                    corpus.validation, tokenizer, window, data_args.max_eval_windows or None
-                )
-            else:
-                train = pack_corpus(corpus.train, tokenizer, window, workers)
-                all_evaluation = pack_corpus(corpus.validation, tokenizer, window, workers)
+        train, all_evaluation = corpus.windows(tokenizer, window, workers, eval_limit)
         train = _first(train, data_args.max_train_windows)
-        evaluation = _first(all_evaluation, data_args.max_eval_windows or None)  # 0: every window
+        evaluation = _first(all_evaluation, eval_limit)
     if not isinstance(train, datasets.IterableDataset) and train.num_rows == 0:
         raise ValueError(f"The corpus is shorter than one {window}-token window: add text or lower --n_positions.")
     if not isinstance(evaluation, datasets.IterableDataset) and evaluation.num_rows == 0:
@@ -212,11 +183,7 @@ def _coverage_warning(model_args: PretrainModelArguments, tokenizer, train, corp
     """A warning when too many training tokens are `<unk>`: characters the tokenizer (or the BPE's sample of the
     corpus, `--bpe_sample_mb`) never saw."""
     if isinstance(train, datasets.IterableDataset):
-        if corpus is None:  # a streamed Hub corpus: its first windows
-            rows = list(train.take(STREAMED_COVERAGE_WINDOWS))
-            sample = datasets.Dataset.from_dict({"input_ids": [row["input_ids"] for row in rows]})
-        else:
-            sample = collect_windows(corpus.train, tokenizer, window, STREAMED_COVERAGE_WINDOWS)
+        sample = corpus.first_windows(train, tokenizer, window, STREAMED_COVERAGE_WINDOWS)
         measured = f"of the first {sample.num_rows} streamed windows' tokens"
     else:
         sample, measured = train, "of the training tokens"
@@ -254,7 +221,7 @@ def _auto_vocab_size(documents) -> int:
     """`_suggested_vocab_size` for the corpus, its tokens estimated at 4 characters each (reading at most the text
     that reaches the largest size)."""
     limit = 4 * TOKENS_PER_ENTRY * VOCAB_RANGE[1]
-    return _suggested_vocab_size(sum(len(text) for text in documents(limit)) // 4)
+    return _suggested_vocab_size(sum(len(text) for text in documents(limit_chars=limit)) // 4)
 
 
 def _vocabulary_warning(model_args: PretrainModelArguments, vocab: int, train, window: int) -> list[str]:
@@ -289,11 +256,6 @@ def _evaluation_plan(args: PretrainTrainingArguments, evaluation, all_evaluation
     return [f"held-out perplexity: {len(evaluation)} windows of {window} tokens{of}, {when}"]
 
 
-def _dataset_documents(docs, limit_chars: int | None = None):
-    """The `text` of a `datasets` corpus's rows, in order (at most `limit_chars` characters of them)."""
-    return first_chars((row["text"] for row in docs), limit_chars)
-
-
 class _Texts:
     """A bounded prefix of the corpus text for tokenizer training, iterable more than once (the BPE trainer reads it
     twice)."""
@@ -302,7 +264,7 @@ class _Texts:
         self.documents, self.limit_chars = documents, limit_chars
 
     def __iter__(self):
-        return iter(self.documents(self.limit_chars))
+        return iter(self.documents(limit_chars=self.limit_chars))
 
 
 def _tokenizer(model_args: PretrainModelArguments, args: PretrainTrainingArguments, documents):

@@ -21,7 +21,6 @@ from hf_gpt1.data import packing
 from hf_gpt1.data.files import load_corpus
 from hf_gpt1.data.packing import TextCorpus, pack_corpus, pack_windows, stream_corpus, window_collator
 from hf_gpt1.tokenization_gpt1 import original_tokenizer
-from hf_gpt1.training import pretrain
 from hf_gpt1.training.output_dir import RUN_FILE
 from tests.utils import COMMON, run_cli, shared_data
 
@@ -276,7 +275,7 @@ def test_a_corpus_rewritten_between_the_scan_and_the_packing_is_refused(workers,
         rewrite_keeping_size_and_time(corpus, corpus.read_text()[::-1][1:] + "\n")
         return real_pack(shards, *args, **kwargs)
 
-    monkeypatch.setattr(pretrain, "pack_corpus", edit_then_pack)
+    monkeypatch.setattr(packing, "pack_corpus", edit_then_pack)
     argv = pretrain_argv(tmp_path, corpus, extra=("--preprocessing_num_workers", workers, "--bpe_sample_mb", "1"))
     error = run_cli(capsys, lambda: pretrain_main(argv))
     assert f"{corpus} changed while this run was reading it" in error and "nothing was trained" in error, error
@@ -287,13 +286,13 @@ def test_a_corpus_rewritten_between_the_scan_and_the_packing_is_refused(workers,
 def test_a_corpus_changed_between_the_start_and_the_scan_is_refused(tmp_path, cache, capsys, monkeypatch):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text(corpus_text(), encoding="utf-8")
-    real_corpus = pretrain.TextCorpus
+    real_corpus = packing.TextCorpus
 
     def edit_then_scan(*args, **kwargs):  # the run's identity (digests) was taken before this
         rewrite_keeping_size_and_time(corpus, corpus.read_text().upper())
         return real_corpus(*args, **kwargs)
 
-    monkeypatch.setattr(pretrain, "TextCorpus", edit_then_scan)
+    monkeypatch.setattr(packing, "TextCorpus", edit_then_scan)
     error = run_cli(capsys, lambda: pretrain_main(pretrain_argv(tmp_path, corpus)))
     assert f"--train_files {corpus} changed while this run was reading it" in error, error
 
@@ -393,7 +392,7 @@ def test_a_failing_packing_worker_ends_the_run_with_its_error(shards, cache, mon
 def test_a_dead_worker_is_one_line_from_the_command(tmp_path, cache, capsys, monkeypatch):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text(corpus_text(3000), encoding="utf-8")
-    monkeypatch.setattr(pretrain, "TextCorpus", functools.partial(packing.TextCorpus, shard_bytes=20_000))
+    monkeypatch.setattr(packing, "TextCorpus", functools.partial(packing.TextCorpus, shard_bytes=20_000))
     faulty_shard(monkeypatch, lambda: os.kill(os.getpid(), signal.SIGKILL))
     argv = pretrain_argv(tmp_path, corpus, extra=("--preprocessing_num_workers", "2"))
     error = run_cli(capsys, lambda: pretrain_main(argv))
@@ -463,3 +462,28 @@ except packing.PackingError as err:
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
     assert done.returncode == 0 and "refused:" in done.stdout, done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("suffix", ["txt", "csv"])
+def test_one_corpus_interface_whatever_the_source(suffix, tmp_path, cache, gpt1_tokenizer):
+    """`open_corpus` reads .txt / .jsonl as a stream (`TextCorpus`) and the rest through datasets (`DatasetCorpus`);
+    pre-training uses either through the same four members: documents, windows, first_windows, digests."""
+    documents = [corpus_text(1).strip() + f" {i}" for i in range(300)]
+    path = tmp_path / f"corpus.{suffix}"
+    path.write_text("\n".join(documents) + "\n" if suffix == "txt" else "text\n" + "\n".join(documents) + "\n")
+    corpus = packing.open_corpus([str(path)], validation_split_percentage=10.0)
+    assert type(corpus).__name__ == {"txt": "TextCorpus", "csv": "DatasetCorpus"}[suffix]
+    assert list(corpus.documents(limit_chars=1)) == documents[:1]
+    train, held_out = corpus.windows(gpt1_tokenizer, 16, num_workers=1)
+    assert train.num_rows > held_out.num_rows > 0 and len(train[0]["input_ids"]) == 16
+    assert corpus.first_windows(train, gpt1_tokenizer, 16, 3).num_rows == 3
+    assert (str(path) in corpus.digests) == (suffix == "txt")  # datasets corpora are digested as run inputs
+
+
+def test_a_streamed_text_corpus_tokenizes_as_it_reads(tmp_path, cache, gpt1_tokenizer):
+    path = tmp_path / "corpus.txt"
+    path.write_text(corpus_text(200), encoding="utf-8")
+    corpus = packing.open_corpus([str(path)], streaming=True)
+    train, held_out = corpus.windows(gpt1_tokenizer, 16, eval_limit=2)
+    assert isinstance(train, datasets.IterableDataset) and held_out.num_rows == 2
+    assert not (cache / "hf_gpt1" / "packed").exists()

@@ -888,3 +888,37 @@ def test_a_race_row_with_fewer_options_is_refused_at_load_naming_it(tiny, tmp_pa
             str(tmp_path / "out"), "--eval_strategy", "no", "--do_predict", "false", *COMMON]  # fmt: skip
     error = run_cli(capsys, lambda: multiple_choice_main(argv))
     assert f"{train}: data row 8 has 3 options in 'options' where the other rows have 4" in error, error
+
+
+# ------------------------------------------------------------------------------------------ plan, then execute
+
+
+def test_a_run_is_planned_from_dataclasses_then_executed(tiny_lm, glue_slice, tmp_path):
+    """`plan_finetuning` is a function of the argument dataclasses and the data: it reads, checks and decides (the
+    evaluation plan, the best checkpoint's metric) and writes nothing of the run; `execute_finetuning` carries the
+    frozen plan out."""
+    import dataclasses
+
+    from hf_gpt1.training.arguments import DataArguments, GPT1TrainingArguments, ModelArguments
+    from hf_gpt1.training.finetune import execute_finetuning, plan_finetuning
+
+    out = tmp_path / "rte"
+    args = GPT1TrainingArguments(
+        output_dir=str(out), num_train_epochs=1, per_device_train_batch_size=16, max_steps=2, report_to="none",
+        disable_tqdm=True, dataloader_num_workers=0, do_predict=False,
+    )  # fmt: skip
+    plan = plan_finetuning(
+        ModelArguments(model_name_or_path=str(tiny_lm)), DataArguments(task="rte", data_dir=str(glue_slice)), args
+    )
+    assert not out.exists()  # nothing written: the folder is claimed by the execution
+    assert plan.eval_names == ("validation",) and set(plan.splits) == {"train", "validation"}
+    assert plan.args.load_best_model_at_end and plan.args.metric_for_best_model == "eval_validation_accuracy"
+    assert args.load_best_model_at_end is None  # the arguments given are left as they were
+    text = str(plan)
+    assert text.startswith("glue rte: entailment task") and "keeps the checkpoint of the highest" in text
+    assert f"  train: {plan.splits['train'].num_rows:,} rows (" in text
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        plan.recipe = "multiple_choice"
+    results = execute_finetuning(plan)
+    assert results["task"] == "rte" and results["data_sha256"] == plan.data_sha256
+    assert (out / "all_results.json").is_file()
