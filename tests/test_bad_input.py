@@ -227,7 +227,7 @@ def test_extra_columns_are_ignored_and_rows_without_label_are_reported(tiny, tmp
     ("argv", "fragments"),
     [
         (["--task", "rtee"], ["Unknown task 'rtee'", "valid tasks", "'rte'"]),
-        (["--task", "race"], ["multiple choice", "recipes/multiple_choice.py"]),
+        (["--task", "race"], ["multiple choice", "run it with hf-gpt1 multiple-choice"]),
         (["--max_seq_length", "100"], ["--max_seq_length 100 exceeds", "n_positions=64", "at most 64"]),
         (["--max_seq_length", "0"], ["--max_seq_length 0", "at least 3"]),
         (["--lm_coef", "-1"], ["--lm_coef -1.0 must be >= 0"]),

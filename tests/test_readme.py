@@ -266,7 +266,9 @@ def test_the_reproduction_commands_run(tiny_lm, glue_slice, tmp_path):
         after = {"report": [], "submit-pack": ["--partial"]}.get(action, budget)
         argv = command.split()[1:] + after
         if "--devices" in argv and not torch.cuda.is_available():  # GPU indices are refused where there are none
-            argv[argv.index("--devices") + 1] = "cpu"
+            first = argv.index("--devices") + 1
+            last = next((i for i in range(first, len(argv)) if argv[i].startswith("--")), len(argv))
+            argv[first:last] = ["cpu"]
         done = subprocess.run(
             [sys.executable, "-m", "hf_gpt1", *argv], cwd=tmp_path, capture_output=True, text=True,
             timeout=600,

@@ -47,8 +47,8 @@ TRAINER_OVERRIDES = {
     "log": "adds the means of L2 and L1; stops on a non-finite loss or gradient norm",
     "save_model": "never writes non-finite weights; notes which checkpoint is being written",
     "prediction_step": "(PretrainTrainer) the loss without the (batch, seq, vocab) logits",
-    "evaluation_loop": "adds the head's own L2 and L1 (`clf_loss`, `lm_loss`: what training logs) to every "
-    "evaluation; (PretrainTrainer) adds perplexity",
+    "evaluation_loop": "adds the head's own L2 (`clf_loss`, as training logs it) to every evaluation; "
+    "(PretrainTrainer) adds perplexity",
 }
 """Every `Trainer` method hf_gpt1 overrides, with why; all public. `tests/training/test_trainer.py` checks their
 signatures against the installed transformers, so a release that changes one fails loudly, naming its version."""
@@ -77,8 +77,8 @@ class GPT1Trainer(Trainer):
 
     * Weight decay (decoupled, as the original Adam "L2" of 0.01) applies to matrices only: tensors of rank ≥ 2
       (embeddings and projections), never to biases or LayerNorm gains — the original code's `vector_l2=False`.
-    * When the model returns `clf_loss` and `lm_loss` (the fine-tuning heads), both are logged beside `loss`, in
-      training and in every evaluation.
+    * When the model returns `clf_loss` and `lm_loss` (the fine-tuning heads), both are logged beside `loss` in
+      training, and every evaluation reports the head's own `clf_loss` (L2, label smoothing included).
     * Evaluation and prediction read every row in order: `predict()`'s row i is example i.
     * A checkpoint is marked complete before older ones are rotated away ([`CheckpointCompletion`] applies
       `save_total_limit`); no model or checkpoint is written from non-finite weights, and
@@ -172,9 +172,10 @@ class GPT1Trainer(Trainer):
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
         loss, outputs = super().compute_loss(model, inputs, return_outputs=True, num_items_in_batch=num_items_in_batch)
         # training: the mean of the steps since the last log line; evaluation: the mean over the rows
+        # (evaluation reports L2 alone: its L3 is Trainer's `loss`)
         sums, counts = (self._component_sums, self._component_counts) if model.training else self._eval_components
         rows = 1 if model.training else len(inputs["input_ids"]) if "input_ids" in inputs else 1
-        for key in ("clf_loss", "lm_loss"):
+        for key in ("clf_loss", "lm_loss") if model.training else ("clf_loss",):
             value = outputs.get(key) if isinstance(outputs, dict) else getattr(outputs, key, None)
             if value is not None:
                 # detached and summed on the device: read (synchronised) only when a log line is written
@@ -190,7 +191,7 @@ class GPT1Trainer(Trainer):
         counts.clear()
         output = super().evaluation_loop(dataloader, description, prediction_loss_only, ignore_keys, metric_key_prefix)
         keys = sorted(sums)
-        if keys:  # the head's own L2 and L1 (label smoothing included), as training logs them
+        if keys:  # the head's own L2 (label smoothing included), as training logs it
             totals = torch.stack(
                 [torch.as_tensor(sums[k], device=self.args.device) for k in keys]
                 + [torch.tensor(float(counts[k]), device=self.args.device) for k in keys]

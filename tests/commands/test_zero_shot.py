@@ -10,7 +10,7 @@ from tests.utils import run_cli
 
 
 def test_zero_shot_refuses_an_output_file_in_a_missing_folder_before_scoring(tiny_lm, tmp_path, capsys, monkeypatch):
-    from hf_gpt1.tools import zero_shot
+    from hf_gpt1.commands import zero_shot
 
     monkeypatch.setattr(zero_shot, "load_checkpoint", lambda *a: pytest.fail("the model was loaded"))
     argv = ["--model_name_or_path", str(tiny_lm), "--task", "sst2", "--output_file", str(tmp_path / "no" / "r.json")]

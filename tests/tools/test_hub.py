@@ -180,8 +180,6 @@ def test_push_with_the_hub_unreachable_says_so_and_what_is_ready(runs, monkeypat
 
 
 def test_the_card_states_facts_read_from_the_run_and_the_license_given(runs, monkeypatch):
-    from hf_gpt1.tools import hub
-
     facts = card_facts(runs / "stsb", "me/gpt1-stsb")
     assert (facts["task"], facts["input_format"], facts["lm_coef"]) == ("stsb", "similarity", 0.5)
     assert facts["regression"] and facts["similarity"] and facts["result_names"] == ["pearson"]
@@ -189,10 +187,12 @@ def test_the_card_states_facts_read_from_the_run_and_the_license_given(runs, mon
     assert "**License:** not stated" in model_card(runs / "stsb", "me/gpt1-stsb")
     card = model_card(runs / "stsb", "me/gpt1-stsb", license="apache-2.0")
     assert "license: apache-2.0" in card.split("---\n")[1] and "**License:** `apache-2.0`" in card
+    from hf_gpt1.commands import push
+
     given = {}
-    monkeypatch.setattr(hub, "push_finetuned", lambda *args, **kwargs: given.update(kwargs) or "url")
-    hub.main([str(runs / "stsb"), "me/gpt1-stsb", "--license", "cc-by-4.0"])
-    assert given["license"] == "cc-by-4.0"
+    monkeypatch.setattr(push, "push_finetuned", lambda *args, **kwargs: given.update(kwargs) or "url")
+    push.main([str(runs / "stsb"), "me/gpt1-stsb", "--license", "cc-by-4.0"])
+    assert given["license"] == "cc-by-4.0" and given["output_dir"] == str(runs / "stsb") and given["private"] is None
 
 
 # ------------------------------------------------------------------------------------------- cards tell the truth

@@ -1,3 +1,5 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
 """`hf_gpt1.training.arguments` and `.launch`: every field holds what was given (or its documented default) from
 parse to the end of the run; the run's data-driven decisions go through `final_arguments` only, and the launch's
 environment is settled once, when a run starts."""

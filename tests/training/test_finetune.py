@@ -541,7 +541,7 @@ def test_bad_input_unknown_task(capsys, tiny_lm, no_training):
 
 def test_bad_input_wrong_recipe_for_task(capsys, tmp_path, no_training):
     err = glue_error(capsys, ["--task", "story_cloze", "--output_dir", str(tmp_path / "o")])
-    assert "multiple choice" in err and "multiple_choice.py" in err
+    assert "multiple choice" in err and "run it with hf-gpt1 multiple-choice" in err
 
 
 def test_bad_input_misnamed_column(capsys, tiny_lm, tmp_path, no_training):
