@@ -537,9 +537,9 @@ class DatasetCorpus:
 
     def first_windows(self, train, tokenizer, window: int, count: int) -> datasets.Dataset:
         """The first `count` of the training windows `train`, in memory."""
-        rows = list(train.take(count)) if isinstance(train, datasets.IterableDataset) else train[:count]["input_ids"]
-        ids = [row["input_ids"] for row in rows] if isinstance(train, datasets.IterableDataset) else rows
-        return datasets.Dataset.from_dict({"input_ids": ids})
+        if isinstance(train, datasets.IterableDataset):
+            return datasets.Dataset.from_dict({"input_ids": [row["input_ids"] for row in train.take(count)]})
+        return datasets.Dataset.from_dict({"input_ids": train[:count]["input_ids"]})
 
 
 def open_corpus(
