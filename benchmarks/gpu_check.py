@@ -9,7 +9,8 @@ of time is recorded as such and the others still run):
   32; random and length-grouped batches), pre-training (32 × 512), generation (32-token prompt + 256, b1 and b8,
   dynamic and static cache);
 * `bench_compile`: its pre-training row compiled, 64 × 512;
-* `profile`: where a compiled bf16 pre-training step's GPU time goes (attention kernels by name, casts, GEMMs);
+* `profile`: where the steps' time goes, on the device and on the host (`benchmarks/step_profile.py`: kernels and
+  operators by name, host regions, how busy the GPU is) for pre-training, fine-tuning, the optimizer and decoding;
 * `pretrain`: `hf-gpt1 pretrain --bf16` at GPT-1 size on WikiText-2 with the original 40k BPE, 32 × 512, steady state;
 * `glue`: `hf-gpt1 glue --task sst2 --bf16` from a GPT-1-size checkpoint, steps/s and the slowest step (the dry run:
   RTE, a smaller file);
@@ -33,20 +34,23 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
 NOMINAL_TFLOPS = 989.0  # dense bf16 tensor-core peak of an H100 SXM and an H200 (datasheets), MFU's denominator
-STAGES = ("bench", "bench_compile", "profile", "pretrain", "glue", "tests")
+STAGES = ("bench", "profile", "pretrain", "glue", "fsdp", "tests", "bench_compile")  # in the order they run
 GPT1 = ["--n_layer", "12", "--n_embd", "768", "--n_head", "12", "--n_positions", "512"]
 TOY = ["--n_layer", "2", "--n_embd", "64", "--n_head", "4", "--n_positions", "64"]
+# The profile stage's cases (benchmarks/step_profile.py): the recipes' steps compiled, with and without CUDA graphs
+PROFILED = ["--cases", "pretrain,pretrain_cudagraphs,finetune_cudagraphs,decode_b1"]
 
 
 def stage_commands(dry: bool, work: Path, out: Path) -> dict[str, tuple[list[str], int]]:
     """Each stage's command and time limit (seconds)."""
     py = sys.executable
+    dry_flag = ["--dry-run"] if dry else []
     device = ["--device", "cpu", "--matmul-n", "256"] if dry else ["--device", "cuda"]
     device += [] if dry else ["--nominal-tflops", str(NOMINAL_TFLOPS)]
     size = ["--sizes", "tiny"] if dry else ["--sizes", "gpt1"]
     bench = [py, "benchmarks/bench_vs_openai_gpt.py", *device, *size, "--dtypes", "bf16", "--gen-dtypes", "bf16"]
     common = ["--report_to", "none", "--disable_tqdm", "true", "--eval_strategy", "no", "--save_strategy", "no"]
-    common += ["--dataloader_num_workers", "2", "--logging_steps", "10", "--overwrite_output_dir"]
+    common += ["--logging_steps", "10", "--overwrite_output_dir"]  # the loader's workers: the recipes' default
     common += [] if dry else ["--bf16"]  # the CPU's bf16 (autocast, often without AMX) is slow: the dry run is fp32
     budget = ["--repeats", "1", "--steps", "1"] if dry else ["--repeats", "2", "--steps", "4"]
     wikitext = str(work / "corpus.txt" if dry else DATA / "text" / "wikitext-2" / "valid.txt")
@@ -63,7 +67,8 @@ def stage_commands(dry: bool, work: Path, out: Path) -> dict[str, tuple[list[str
             + ["--pretrain-batch", "2" if dry else "64", "--json", str(out / "bench_compile_raw.json")],
             120,
         ),
-        "profile": ([py, __file__, "--profile-step", "--work", str(work), *(["--dry-run"] if dry else [])], 90),
+        "profile": ([py, "benchmarks/step_profile.py", "--work", str(work), *dry_flag] + PROFILED, 200),
+        "fsdp": ([py, "benchmarks/fsdp_check.py", "--work", str(work), *dry_flag], 300),
         "pretrain": (
             [py, "-m", "hf_gpt1", "pretrain", *(TOY if dry else GPT1), "--train_files", wikitext]
             + ["--tokenizer_name_or_path", str(work / "gpt1"), "--output_dir", str(work / "pretrain")]
@@ -74,9 +79,9 @@ def stage_commands(dry: bool, work: Path, out: Path) -> dict[str, tuple[list[str
         "glue": (
             [py, "-m", "hf_gpt1", "glue", "--task", "rte" if dry else "sst2", "--data_dir", str(DATA / "glue")]
             + ["--model_name_or_path", str(work / "gpt1"), "--output_dir", str(work / "glue")]
-            + ["--per_device_train_batch_size", "32", "--max_steps", "12" if dry else "400", "--do_eval", "false"]
-            + ["--max_train_samples", "200" if dry else "13000", "--do_predict", "false", *common],
-            100,
+            + ["--per_device_train_batch_size", "32", "--max_steps", "12" if dry else "1000", "--do_eval", "false"]
+            + ["--max_train_samples", "200" if dry else "40000", "--do_predict", "false", *common],
+            150,  # 1,000 updates: compiled by default on CUDA (launch.COMPILE_PAYS_OFF_UPDATES)
         ),
         "tests": (
             [py, "-m", "pytest", "-q", "-m", "not slow", "-p", "no:cacheprovider", "tests/test_host_reads.py"]
@@ -107,62 +112,6 @@ def prepare(work: Path, dry: bool) -> None:
     if dry:  # the first 2,000 lines of WikiText-2 valid: the toy run's corpus
         lines = (DATA / "text" / "wikitext-2" / "valid.txt").read_text(encoding="utf-8").splitlines(keepends=True)
         (work / "corpus.txt").write_text("".join(lines[:2000]), encoding="utf-8")
-
-
-def profile_step(work: Path, dry: bool) -> dict:
-    """GPU (or CPU) time of 3 compiled pre-training steps, by kernel family."""
-    import torch
-    from torch.profiler import ProfilerActivity, profile
-
-    from hf_gpt1 import GPT1LMHeadModel
-    from hf_gpt1.training.precision import MasterWeightOptimizer
-
-    device = "cpu" if dry else "cuda"
-    model = GPT1LMHeadModel.from_pretrained(work / "gpt1").to(device, torch.bfloat16).train()
-    optimizer = MasterWeightOptimizer(model.parameters(), torch.optim.AdamW, lr=2.5e-4, fused=not dry)
-    compiled = torch.compile(model, backend="aot_eager" if dry else "inductor")  # dry: the mechanics, no codegen
-    batch, length = (2, 64) if dry else (32, 512)
-    ids = torch.randint(0, 40478, (batch, length), device=device)
-
-    def step():
-        compiled(input_ids=ids, labels=ids).loss.backward()
-        optimizer.step()
-        optimizer.zero_grad()
-
-    for _ in range(3):  # compiles, then warm
-        step()
-    activities = [ProfilerActivity.CPU] + ([] if dry else [ProfilerActivity.CUDA])
-    with profile(activities=activities) as prof:
-        for _ in range(3):
-            step()
-        if not dry:
-            torch.cuda.synchronize()
-    families = {"attention_flash": 0.0, "attention_efficient": 0.0, "attention_other": 0.0, "gemm": 0.0, "copy": 0.0}
-    total = 0.0
-    kernels = []
-    for event in prof.key_averages():
-        us = event.self_device_time_total if not dry else event.self_cpu_time_total
-        if us <= 0 or (not dry and event.device_type != torch.autograd.DeviceType.CUDA):
-            continue
-        name = event.key.lower()
-        total += us
-        kernels.append((us, event.key[:120]))
-        if "flash" in name:
-            families["attention_flash"] += us
-        elif "efficient" in name or "fmha" in name:
-            families["attention_efficient"] += us
-        elif "attention" in name:
-            families["attention_other"] += us
-        elif "gemm" in name or "matmul" in name or name.startswith(("sm90", "nvjet", "cutlass")) or "mm" == name:
-            families["gemm"] += us
-        elif "copy" in name or "cast" in name:
-            families["copy"] += us
-    kernels.sort(reverse=True)
-    return {
-        "device_ms_per_step": total / 3 / 1000,
-        "shares": {k: v / total for k, v in families.items()} if total else {},
-        "top_kernels": [{"ms_per_step": us / 3 / 1000, "name": name} for us, name in kernels[:15]],
-    }
 
 
 def run_stages(stages: list[str], dry: bool, out: Path) -> None:
@@ -201,9 +150,9 @@ def collect(stage: str, work: Path, out: Path, record: dict) -> dict:
     if stage in ("bench", "bench_compile"):
         raw = out / f"{stage}_raw.json"
         return {"rows": json.loads(raw.read_text()).get("rows", [])} if raw.exists() else {}
-    if stage == "profile":
+    if stage in ("profile", "fsdp"):
         try:
-            return {"profile": json.loads(record.pop("stdout_last_line"))}
+            return {stage: json.loads(record.pop("stdout_last_line"))}
         except (json.JSONDecodeError, KeyError):
             return {}
     if stage in ("pretrain", "glue"):
@@ -278,12 +227,26 @@ def targets(stages: dict) -> list[dict]:
         add("hf-gpt1 glue sst2 --bf16 steps/s", round(glue["steps_per_s"], 1), "≥ 100", glue["steps_per_s"] >= 100)
         spread = glue.get("max_step_over_median")
         add("glue slowest step / median", spread and round(spread, 2), "≤ 2", spread is not None and spread <= 2)
-    prof = stages.get("profile", {}).get("profile")
-    if prof and prof.get("shares"):
-        share = prof["shares"]
-        add("profile: flash attention share of a compiled step", round(share["attention_flash"], 3), "-", None)
-        add("profile: memory-efficient attention share", round(share["attention_efficient"], 3), "-", None)
-        add("profile: copy/cast share", round(share["copy"], 3), "-", None)
+    prof = stages.get("profile", {}).get("profile") or {}
+    pre = prof.get("pretrain")
+    if pre:
+        share = pre["shares"]
+        add("profile: compiled pre-training step, device ms", round(pre["device_ms"], 2), "-", None)
+        add("profile: flash attention share of a compiled step", round(share.get("attention_flash", 0), 3), "-", None)
+        add("profile: memory-efficient attention share", round(share.get("attention_efficient", 0), 3), "-", None)
+        add("profile: copy/cast share", round(share.get("copy", 0), 3), "-", None)
+    for case in prof:
+        if isinstance(prof[case], dict):
+            busy = prof[case]["device_busy"]
+            add(f"profile: {case} wall / issue / device ms", [round(prof[case][k], 3) for k in
+                ("wall_ms", "issue_ms", "device_ms")], "-", None)  # fmt: skip
+            add(f"profile: {case} device busy", round(busy, 3), "-", None)
+    fsdp = stages.get("fsdp", {}).get("fsdp")
+    if fsdp and "skipped" in fsdp:
+        add("FSDP2 on one GPU: trains, kill → --resume, from_pretrained", None, "all", None)
+    elif fsdp:
+        add("FSDP2 on one GPU: trains, kill → --resume, from_pretrained", fsdp["ok"], "all", fsdp["ok"])
+        add("FSDP2 resumed loss − uninterrupted loss (max)", fsdp["resumed_max_abs_loss_diff"], "-", None)
     tests = stages.get("tests", {}).get("tests")
     if tests:
         bad = tests["failures"] + tests["errors"]
@@ -339,12 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stages", default=",".join(STAGES), help=f"comma list of {','.join(STAGES)}")
     parser.add_argument("--out", default="gpu_check_results", help="folder for the stages' JSON and the report")
     parser.add_argument("--report", nargs="*", default=None, help="only build the report from these stage folders")
-    parser.add_argument("--profile-step", action="store_true", help=argparse.SUPPRESS)  # the profile stage's worker
-    parser.add_argument("--work", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.profile_step:
-        print(json.dumps(profile_step(Path(args.work), args.dry_run)))
-        return 0
     out = Path(args.out)
     if args.report is None:
         stages = [s for s in args.stages.split(",") if s]

@@ -25,8 +25,9 @@ from torch.nn import functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from transformers.integrations.sdpa_attention import sdpa_attention_forward as _transformers_sdpa
 
-# GPU matmuls run on aligned tensor-core kernels when their dimensions are multiples of 8, best of 64.
-_CUDA_ROW_MULTIPLE = 64
+# GPU matmuls run on aligned tensor-core kernels when their dimensions are multiples of 8, best of 64: the LM head's
+# logits blocks are cut at such a multiple of rows, by device type (1: one block per matrix).
+ALIGNED_ROWS = {"cuda": 64}
 # Rows of logits per chunk of the fused CPU loss: ~16 MiB of fp32 logits, below glibc's mmap threshold, so the chunk
 # temporaries are reused from the heap instead of being page-faulted in again for every chunk.
 _CPU_CHUNK_ELEMENTS = 1 << 22
@@ -234,7 +235,7 @@ def linear_cross_entropy(
     weights = tuple(weights)
     fused = hidden.device.type == "cpu" and torch.is_grad_enabled() and not torch.compiler.is_compiling()
     if not fused:
-        row_multiple = _CUDA_ROW_MULTIPLE if hidden.device.type == "cuda" else 1
+        row_multiple = ALIGNED_ROWS.get(hidden.device.type, 1)
         return plain_linear_cross_entropy(hidden, weights, targets, token_weights, row_multiple)
     chunk_rows = max(1, _CPU_CHUNK_ELEMENTS // sum(weight.shape[0] for weight in weights))
     return _LinearCrossEntropy.apply(hidden, targets, token_weights.float(), chunk_rows, *weights)
@@ -247,16 +248,32 @@ def plain_linear_cross_entropy(
     token_weights: torch.Tensor,
     row_multiple: int = 1,
 ) -> torch.Tensor:
-    """[`linear_cross_entropy`] as the plain composition (the compiler fuses it; on a GPU it is faster than a
-    chunked loop), with the output matrix padded with zero rows to a multiple of `row_multiple` for the matmul: GPT-1's
-    40,478 + 4 tokens are not a multiple of 8, which sends the head's three matmuls to slow unaligned GPU kernels. The
-    padded columns are cut from the logits before the softmax, so the loss is the unpadded one."""
-    matrix = torch.cat(weights) if len(weights) > 1 else weights[0]  # (V, C)
-    rows = matrix.shape[0]
-    if rows % row_multiple:
-        matrix = F.pad(matrix, (0, 0, 0, -rows % row_multiple))
-    logits = (hidden @ matrix.T)[:, :rows].float()  # (M, V)
-    return (F.cross_entropy(logits, targets, reduction="none") * token_weights).sum()
+    """[`linear_cross_entropy`] as a composition the compiler fuses (on a GPU it is faster than a chunked loop),
+    block by block: each matrix's logits are their own matmul and the softmax's normaliser combines the blocks'
+    logsumexps, so no concatenated or padded table is built (a copy of the 40k × 768 table every step).
+
+    A matrix whose row count is not a multiple of `row_multiple` is split there (views, no copy): the aligned rows
+    in one matmul and the few left in a small one. GPT-1's 40,478 + 4 tokens are not a multiple of 8, and a logits
+    row stride that is not sends the head's three matmuls to slow unaligned GPU kernels.
+    """
+    blocks = []  # (matrix rows, first row's index in the first matrix or None)
+    for k, weight in enumerate(weights):
+        rows = weight.shape[0]
+        aligned = rows - rows % row_multiple
+        splits = [0, aligned, rows] if 0 < aligned < rows else [0, rows]
+        blocks += [(weight[a:b], a if k == 0 else None) for a, b in zip(splits, splits[1:])]
+    lse = target_logits = None
+    for block, first in blocks:
+        logits = (hidden @ block.T).float()  # (M, V_k)
+        block_lse = torch.logsumexp(logits, -1)  # (M,)
+        lse = block_lse if lse is None else torch.logaddexp(lse, block_lse)
+        if first is not None:  # targets index the first matrix: each picks its logit from the block that holds it
+            local = targets - first
+            inside = (local >= 0) & (local < block.shape[0])
+            picked = logits.gather(1, local.clamp(0, block.shape[0] - 1)[:, None]).squeeze(1)
+            picked = torch.where(inside, picked, 0.0)
+            target_logits = picked if target_logits is None else target_logits + picked
+    return ((lse - target_logits) * token_weights).sum()
 
 
 __all__ = [

@@ -30,7 +30,7 @@ from transformers.modeling_layers import GradientCheckpointingLayer
 from transformers.modeling_outputs import BaseModelOutputWithPast, CausalLMOutputWithPast
 from transformers.modeling_utils import AttentionInterface, PreTrainedModel, slice_logits_to_keep
 from transformers.processing_utils import Unpack
-from transformers.utils import ModelOutput, TransformersKwargs, can_return_tuple
+from transformers.utils import ModelOutput, TransformersKwargs, can_return_tuple, logging
 from transformers.utils.generic import merge_with_config_defaults
 from transformers.utils.output_capturing import OutputRecorder, capture_outputs
 
@@ -38,11 +38,18 @@ from .configuration_gpt1 import GPT1Config  # importing it checks the transforme
 from .formats import IGNORE_INDEX, INPUT_FORMATS
 from .kernels import GPT1Dropout, drop_where, dropout_mask, linear_cross_entropy, sdpa_attention_forward
 
+logger = logging.get_logger(__name__)
+
 # GPT-1's own attention dispatch: transformers' implementations, with "sdpa" replaced by the one that stays in the
 # inputs' dtype for CPU training with attention dropout (kernels.sdpa_attention_forward).
 ALL_ATTENTION_FUNCTIONS = AttentionInterface()
 ALL_ATTENTION_FUNCTIONS["sdpa"] = sdpa_attention_forward
 
+
+# Devices where `generate()` decodes from a static cache with the compiled decode step by default (CUDA graphs), and
+# the cache's length granularity: a new bucket compiles once.
+STATIC_DECODING_DEVICES = {"cuda"}
+STATIC_CACHE_BUCKET = 128
 
 # transformers 5.24 renamed the KV cache `past_key_values` → `cache` (forward argument, output field, masking
 # functions) and deprecated the old name. The model speaks the installed version's name and accepts both.
@@ -621,6 +628,41 @@ class GPT1LMHeadModel(_GPT1WithLMHeadBase, GenerationMixin):
             hidden_states=outputs.hidden_states,
             attentions=outputs.attentions,
         )
+
+    def generate(self, *args, **kwargs):
+        """`GenerationMixin.generate`. On a CUDA GPU, when neither the call nor the generation config chooses a cache,
+        decoding reads a static cache and replays the compiled decode step as CUDA graphs (transformers' own
+        `cache_implementation="static"` path, with its `compile_config`). The cache's length is rounded up to a
+        multiple of [`STATIC_CACHE_BUCKET`] positions, so each bucket (and batch size) compiles once; the first call
+        of each says so. Pass `cache_implementation="dynamic"` to decode without it (or `disable_compile=True` to keep
+        the static cache uncompiled)."""
+        return super().generate(*args, **{**kwargs, **self._static_decoding(args, kwargs)})
+
+    def _static_decoding(self, args: tuple, kwargs: dict) -> dict:
+        """The arguments that turn on the static, compiled decoding of [`generate`] for this call (none where the
+        call, the generation config or the device decides otherwise)."""
+        config = kwargs.get("generation_config") or self.generation_config
+        chosen = any(kwargs.get(k) is not None for k in ("cache_implementation", "cache", "past_key_values"))
+        if self.device.type not in STATIC_DECODING_DEVICES or chosen or config.cache_implementation is not None:
+            return {}
+        prompt = args[0] if args else kwargs.get("inputs", kwargs.get("input_ids", kwargs.get("inputs_embeds")))
+        length = self.config.n_positions
+        new_tokens = kwargs.get("max_new_tokens", config.max_new_tokens)
+        if prompt is not None and prompt.ndim >= 2 and new_tokens is not None:
+            length = prompt.shape[1] + new_tokens  # (inputs_embeds: (B, T, C), ids: (B, T))
+        bucket = min(-(-length // STATIC_CACHE_BUCKET) * STATIC_CACHE_BUCKET, self.config.n_positions)
+        # transformers keeps the largest static cache a model has used: later, shorter calls reuse it
+        bucket = max(bucket, getattr(self, "_previous_max_cache_length", 0))
+        batch = prompt.shape[0] if prompt is not None and prompt.ndim >= 2 else None
+        compiled = getattr(self, "_static_decoding_shapes", set())
+        if (batch, bucket) not in compiled and not kwargs.get("disable_compile", config.disable_compile):
+            self._static_decoding_shapes = compiled | {(batch, bucket)}
+            logger.warning(
+                f"generate(): decoding from a static cache of {bucket} positions for a batch of {batch} as a compiled "
+                "CUDA graph; this compiles once for each cache bucket and batch size (cache_implementation="
+                "'dynamic' decodes without it)."
+            )
+        return {"cache_implementation": "static", "max_cache_len": bucket}
 
     def _validate_generated_length(self, generation_config, input_ids_length, has_default_max_length):
         """Refuses, before the first step, a generation that would run past the learned positions."""

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from hf_gpt1 import GPT1ForMultipleChoice, GPT1ForSequenceClassification, GPT1LMHeadModel
-from tests.utils import DELIM, EXTRACT, START, tiny_config
+from tests.utils import DELIM, EXTRACT, START, V, tiny_config
 
 
 def clf_batch():
@@ -227,3 +227,83 @@ def test_the_static_cache_decode_step_is_one_graph_without_host_reads():
         with NoHostReads():
             positions = torch.full((2, 1), 5, device="meta")
             meta(prompt[:, -1:].to("meta"), cache=meta_cache, use_cache=True, position_ids=positions)
+
+
+def aot_graphs(model, batch) -> list:
+    """The forward and backward ATen graphs AOTAutograd gives the compiler for one training step."""
+    from functorch.compile import make_boxed_func
+    from torch._dynamo.backends.common import aot_autograd
+
+    graphs = []
+
+    def capture(graph, example_inputs):
+        graphs.append(graph)
+        return make_boxed_func(graph.forward)
+
+    torch._dynamo.reset()
+    torch.compile(model, backend=aot_autograd(fw_compiler=capture, bw_compiler=capture))(**batch).loss.backward()
+    return graphs
+
+
+@pytest.mark.parametrize("original_table", [False, True])
+@pytest.mark.parametrize("aligned_rows", [1, 8])
+def test_the_compiled_lm_loss_builds_no_copy_of_the_tables(monkeypatch, original_table, aligned_rows):
+    """The compiled training step (forward and backward) concatenates and pads no embedding table for L1: the
+    softmax over the original table's token and position rows is two blocks (three when the token rows are cut at an
+    aligned count, as on a GPU), each its own matmul."""
+    from hf_gpt1 import kernels
+
+    monkeypatch.setitem(kernels.ALIGNED_ROWS, "cpu", aligned_rows)  # the CPU stands in for CUDA's 64
+    # 67 token rows (not a multiple of 8) and 24 positions: the head's matmuls are told apart by their widths
+    config = tiny_config(vocab_size=V + 3, n_positions=24, original_embedding_table=original_table)
+    model = GPT1LMHeadModel(config).train()
+    ids = torch.randint(0, 60, (2, 16))
+    graphs = aot_graphs(model, {"input_ids": ids, "labels": ids})
+    copies = [
+        node
+        for graph in graphs
+        for node in graph.graph.nodes
+        if node.target in (torch.ops.aten.cat.default, torch.ops.aten.constant_pad_nd.default)
+        and node.meta["val"].shape[0] >= config.vocab_size
+    ]
+    assert len(graphs) == 2 and not copies, [(n.target, n.meta["val"].shape) for n in copies]
+    widths = [n.meta["val"].shape[-1] for n in graphs[0].graph.nodes if n.target is torch.ops.aten.mm.default]
+    blocks = ([67] if aligned_rows == 1 else [64, 3]) + ([24] if original_table else [])
+    assert sorted(w for w in widths if w in (67, 64, 3, 24)) == sorted(blocks)
+
+
+def test_generate_decodes_from_a_compiled_static_cache_by_default_on_cuda(monkeypatch, caplog):
+    """On CUDA (the CPU stands in), `generate()` with no cache asked for decodes from a static cache rounded up to a
+    bucket, through transformers' compiled decoding: the eager tokens, one graph per bucket and batch size, each said
+    once; `cache_implementation="dynamic"` turns it off, and other devices keep transformers' default."""
+    from transformers import CompileConfig
+
+    from hf_gpt1 import modeling_gpt1
+
+    model = GPT1LMHeadModel(tiny_config(n_positions=32)).eval()
+    prompt = torch.randint(0, 60, (2, 5))
+    expected = model.generate(prompt, max_new_tokens=12, do_sample=False)
+    assert not hasattr(model, "_previous_max_cache_length")  # the CPU: transformers' dynamic cache
+
+    monkeypatch.setattr(modeling_gpt1, "STATIC_DECODING_DEVICES", {"cpu"})
+    monkeypatch.setattr(modeling_gpt1, "STATIC_CACHE_BUCKET", 8)
+    model.generation_config.compile_config = CompileConfig(backend="eager", mode=None, fullgraph=True)
+    model.generation_config.compile_config._compile_all_devices = True  # compile on the CPU, as on CUDA
+    torch._dynamo.reset()
+    torch._dynamo.utils.counters.clear()
+    with caplog.at_level("WARNING", logger=modeling_gpt1.__name__):
+        first = model.generate(prompt, max_new_tokens=12, do_sample=False)  # 17 positions: the bucket of 24
+        again = model.generate(prompt, max_new_tokens=10, do_sample=False)  # the same bucket (and graph)
+    assert torch.equal(first, expected) and torch.equal(again, expected[:, :15])
+    assert model._previous_max_cache_length == 24
+    assert torch._dynamo.utils.counters["stats"]["unique_graphs"] == 1
+    said = [r.getMessage() for r in caplog.records if "static cache" in r.getMessage()]
+    assert len(said) == 1 and "24 positions for a batch of 2" in said[0], said
+
+    caplog.clear()
+    with caplog.at_level("WARNING", logger=modeling_gpt1.__name__):
+        model.generate(prompt[:1], max_new_tokens=12, do_sample=False)  # a new batch size: compiled, said once
+        dynamic = model.generate(prompt, max_new_tokens=12, do_sample=False, cache_implementation="dynamic")
+    assert torch.equal(dynamic, expected)
+    said = [r.getMessage() for r in caplog.records if "static cache" in r.getMessage()]
+    assert len(said) == 1 and "a batch of 1" in said[0], said

@@ -118,22 +118,31 @@ def test_sdpa_uses_the_cpu_kernel_only_for_cpu_training_with_dropout(monkeypatch
     assert calls == ["cpu", "sdpa"]
 
 
-def test_padding_the_output_matrix_changes_neither_the_loss_nor_the_gradients():
-    """On a GPU the head's matrix is padded to a multiple of 64 rows for aligned matmuls (GPT-1's 40,482 is not)."""
-    hidden = torch.randn(30, 8, requires_grad=True)
-    tokens = torch.randn(101, 8, requires_grad=True)  # 101 rows: padded to 128
+@pytest.mark.parametrize("multiple", [1, 8, 64])
+def test_the_blockwise_loss_equals_the_softmax_over_the_concatenated_table(multiple):
+    """L1 over the original table as blocks (token rows split at a multiple of `multiple`, position rows) gives the
+    loss and gradients of one softmax over the concatenated table, in fp32 to 1e-6, targets in every block included."""
+    torch.manual_seed(0)
+    hidden = torch.randn(40, 8, dtype=torch.float64).float().requires_grad_(True)
+    tokens = torch.randn(101, 8, requires_grad=True)  # 101 rows: 96 aligned to 8 + 5, or 64 + 37
     positions = torch.randn(13, 8, requires_grad=True)
-    targets, token_weights = torch.randint(0, 101, (30,)), torch.rand(30)
+    targets, token_weights = torch.randint(0, 101, (40,)), torch.rand(40)
+    targets[:4] = torch.tensor([0, 95, 96, 100])  # both sides of every split
     results = []
-    for multiple in (1, 64):
-        loss = kernels.plain_linear_cross_entropy(hidden, [tokens, positions], targets, token_weights, multiple)
+    for loss_fn in (
+        lambda: kernels.plain_linear_cross_entropy(hidden, [tokens, positions], targets, token_weights, multiple),
+        lambda: (
+            F.cross_entropy(hidden @ torch.cat([tokens, positions]).T, targets, reduction="none") * token_weights
+        ).sum(),
+    ):
+        loss = loss_fn()
         loss.backward()
         results.append((loss.detach(), *(t.grad.clone() for t in (hidden, tokens, positions))))
         for t in (hidden, tokens, positions):
             t.grad = None
-    for padded, plain in zip(*results):
-        torch.testing.assert_close(padded, plain)
-    assert results[1][2].shape == tokens.shape  # the padding never reaches the parameters' gradients
+    for blockwise, concatenated in zip(*results):
+        assert blockwise.shape == concatenated.shape
+        assert (blockwise - concatenated).abs().max() <= 1e-6 * max(1.0, concatenated.abs().max().item())
 
 
 def _recording_sdpa(seen: list):

@@ -115,6 +115,14 @@ class RecipeTrainingArguments(TrainingArguments):
             "copies)."
         },
     )
+    dataloader_num_workers: int = field(
+        default_factory=launch.loader_workers_default,
+        metadata={"help": "Processes that prepare batches (default: 2 on a CUDA GPU, pinned memory; 0 elsewhere)."},
+    )
+    dataloader_persistent_workers: bool = field(
+        default_factory=launch.on_cuda,
+        metadata={"help": "Keep the loader's workers between epochs and evaluations (default: on with a CUDA GPU)."},
+    )
     log_level_replica: str = field(
         default="error", metadata={"help": "Log level of the processes other than the main one (they log once)."}
     )
@@ -370,6 +378,14 @@ class GPT1TrainingArguments(RecipeTrainingArguments):
         },
     )
     remove_unused_columns: bool = field(default=False, metadata={"help": "Must stay False: collators need segments."})
+    torch_compile: bool | None = field(
+        default=None,
+        metadata={
+            "help": "torch.compile the training step. Default: on with a CUDA GPU under --bf16 for a run of at least "
+            f"{launch.COMPILE_PAYS_OFF_UPDATES:,} updates (each length bucket compiles once, at its first step), "
+            "off otherwise; the start screen says which."
+        },
+    )
 
     def __post_init__(self):
         if self.label_smoothing_factor:

@@ -51,10 +51,11 @@ from .arguments import (
     check_planned_steps,
     final_arguments,
     new_model_dtype,
+    planned_updates,
 )
 from .checkpoints import check_model_path, load_checkpoint, load_config, model_hub_access, resume_checkpoint
 from .flags import flags_for_inputs, flags_of, in_flags
-from .launch import settle_launch
+from .launch import COMPILE_PAYS_OFF_UPDATES, compiles_finetuning, settle_launch
 from .memory import apply_memory_arguments
 from .output_dir import TASK_FILE, check_output_dir, claimed, run_identity
 from .precision import weights_dtype
@@ -109,6 +110,7 @@ class FinetunePlan:
             came from, `data_sha256` digests them all as read.
         eval_names (`tuple[str, ...]`): The splits evaluated (validation, MNLI's two).
         started (`float`): When planning began (the run's duration counts from it).
+        notes (`tuple[str, ...]`): What the plan decided that the start screen says (the compilation default).
     """
 
     model_args: ModelArguments
@@ -121,7 +123,8 @@ class FinetunePlan:
     sources: dict[str, str]
     data_sha256: str
     eval_names: tuple[str, ...]
-    started: float = dataclasses.field(default_factory=time.time)
+    started: float
+    notes: tuple[str, ...] = ()
 
     @property
     def title(self) -> str:
@@ -161,12 +164,24 @@ def plan_finetuning(
     # data: the task's splits, checked, then the evaluation plan; the arguments are final from here on
     raw, sources, data_sha256 = _load_splits(spec, data_args, args)
     eval_names = tuple(_eval_split_names(raw))
-    args = final_arguments(args, **_evaluation_plan(args, spec, list(eval_names)))
+    compiled, compile_notes = _compile_plan(args, data_args, raw)
+    args = final_arguments(args, **_evaluation_plan(args, spec, list(eval_names)), **compiled)
     check_model_path(model_args.model_name_or_path)
     if model_args.tokenizer_name_or_path:
         check_model_path(model_args.tokenizer_name_or_path, "--tokenizer_name_or_path")
     return FinetunePlan(
-        model_args, data_args, args, spec, recipe, identity, raw, sources, data_sha256, eval_names, started
+        model_args,
+        data_args,
+        args,
+        spec,
+        recipe,
+        identity,
+        raw,
+        sources,
+        data_sha256,
+        eval_names,
+        started,
+        tuple(compile_notes),
     )
 
 
@@ -214,7 +229,7 @@ def execute_finetuning(plan: FinetunePlan, notes: Sequence[str] = ()) -> dict[st
     with claimed(args, plan.identity):
         if spec.name not in BUILTIN_TASKS and trainer.is_world_process_zero():  # later tools learn the task here
             write_json_atomic(Path(args.output_dir) / TASK_FILE, task_to_dict(spec))
-        print_start(trainer, plan.title, _batch_note(args), notes)
+        print_start(trainer, plan.title, [*_batch_note(args), *plan.notes], notes)
         train_result = None
         if args.do_train:
             train_result = trainer.train(resume_from_checkpoint=resume_checkpoint(args))
@@ -247,6 +262,27 @@ def execute_finetuning(plan: FinetunePlan, notes: Sequence[str] = ()) -> dict[st
             results["warnings"] = warnings
             lines += [f"warning: {w}" for w in warnings]
         return save_results(trainer, plan.title, results, lines, train_result, plan.started)
+
+
+def _compile_plan(
+    args: GPT1TrainingArguments, data_args: DataArguments, raw: datasets.DatasetDict
+) -> tuple[dict[str, bool], list[str]]:
+    """`--torch_compile` as given, or its default decided from the run's length (`launch.compiles_finetuning`);
+    returns the argument to set and, on a CUDA GPU, the start screen's line that says the decision."""
+    if args.torch_compile is not None:
+        return {}, []
+    rows = raw["train"].num_rows if args.do_train and "train" in raw else 0
+    if data_args.max_train_samples is not None:
+        rows = min(rows, data_args.max_train_samples)
+    updates = planned_updates(args, range(rows)) if args.do_train else None
+    compiled = compiles_finetuning(args.bf16, updates)
+    notes = []
+    if torch.cuda.is_available() and args.do_train:
+        bf16 = str(args.bf16).lower()
+        reason = f"{updates:,} updates, --bf16 {bf16}; on from {COMPILE_PAYS_OFF_UPDATES:,} updates with --bf16"
+        effect = "each length bucket compiles once, in its first step" if compiled else "--torch_compile true: on"
+        notes.append(f"torch.compile: {'on' if compiled else 'off'} by default ({reason}): {effect}")
+    return {"torch_compile": compiled}, notes
 
 
 PAPER_BATCH = 32  # the paper's fine-tuning batch (section 4.1)

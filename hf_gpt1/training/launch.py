@@ -18,7 +18,16 @@ from transformers import TrainingArguments
 from transformers import logging as transformers_logging
 from transformers.utils import is_torch_tf32_available
 
-__all__ = ["accelerator_config_default", "cpu_only", "on_cuda", "settle_launch", "tf32_default"]
+__all__ = [
+    "COMPILE_PAYS_OFF_UPDATES",
+    "accelerator_config_default",
+    "compiles_finetuning",
+    "cpu_only",
+    "loader_workers_default",
+    "on_cuda",
+    "settle_launch",
+    "tf32_default",
+]
 
 
 def cpu_only() -> bool:
@@ -32,6 +41,23 @@ def cpu_only() -> bool:
 def on_cuda() -> bool:
     """`--torch_compile`'s default for pre-training: on with a CUDA GPU."""
     return torch.cuda.is_available()
+
+
+# A fine-tuning run compiles by default from this many optimizer updates: each length bucket's first step compiles
+# (seconds, a few buckets), which a short run (RTE's 234 updates) never earns back.
+COMPILE_PAYS_OFF_UPDATES = 1000
+
+
+def compiles_finetuning(bf16: bool, updates: int | None) -> bool:
+    """`--torch_compile`'s default for fine-tuning: on with a CUDA GPU under `--bf16` for a run of at least
+    [`COMPILE_PAYS_OFF_UPDATES`] updates."""
+    return torch.cuda.is_available() and bf16 and updates is not None and updates >= COMPILE_PAYS_OFF_UPDATES
+
+
+def loader_workers_default() -> int:
+    """`--dataloader_num_workers`'s default: on a CUDA GPU two worker processes prepare (and pin) the next batches
+    while the GPU runs a step; elsewhere the main process collates (a CPU step has no idle time to fill)."""
+    return 2 if torch.cuda.is_available() else 0
 
 
 def tf32_default() -> bool | None:

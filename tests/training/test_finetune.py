@@ -922,3 +922,29 @@ def test_a_run_is_planned_from_dataclasses_then_executed(tiny_lm, glue_slice, tm
     results = execute_finetuning(plan)
     assert results["task"] == "rte" and results["data_sha256"] == plan.data_sha256
     assert (out / "all_results.json").is_file()
+
+
+@pytest.mark.parametrize(("given", "max_steps", "bf16", "expected"), [
+    (None, 1000, True, True), (None, 999, True, False), (None, 5000, False, False), (False, 5000, True, False),
+    (True, 10, True, True),
+])  # fmt: skip
+def test_the_plan_compiles_a_long_bf16_run_on_cuda_by_default(tiny, glue_slice, tmp_path, monkeypatch, given,
+                                                               max_steps, bf16, expected):  # fmt: skip
+    """`--torch_compile` left out: on a CUDA GPU (stood in for here) a run of at least 1,000 updates under --bf16
+    compiles, a shorter one does not, and the start screen's plan says which; a given flag is kept as given."""
+    from hf_gpt1.training import launch
+    from hf_gpt1.training.arguments import DataArguments, GPT1TrainingArguments, ModelArguments
+    from hf_gpt1.training.finetune import plan_finetuning
+
+    args = GPT1TrainingArguments(
+        output_dir=str(tmp_path / "out"), max_steps=max_steps, report_to="none", bf16=bf16, torch_compile=given,
+    )  # fmt: skip
+    monkeypatch.setattr(launch.torch.cuda, "is_available", lambda: True)  # after the arguments: they stay on the CPU
+    data = DataArguments(task="rte", data_dir=str(glue_slice))
+    plan = plan_finetuning(ModelArguments(model_name_or_path=str(tiny)), data, args)
+    assert plan.args.torch_compile is expected and args.torch_compile is given
+    if given is None:
+        (note,) = plan.notes
+        assert note.startswith(f"torch.compile: {'on' if expected else 'off'} by default ({max_steps:,} updates"), note
+    else:
+        assert plan.notes == ()

@@ -1,0 +1,141 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
+"""FSDP2 on one GPU: gpu_check's `fsdp` stage. `accelerate launch` with `recipes/configs/accelerate/fsdp.yaml` and
+one process, for the pretrain and glue recipes with `--bf16` (bf16 weights, fp32 masters in the optimizer):
+
+1. pretrain A: 6 updates, a sharded checkpoint every 3;
+2. pretrain B: the same run, killed (SIGKILL to its process group) once checkpoint-3 is complete, then `--resume`:
+   its losses after the checkpoint against A's (the same seed and data);
+3. the final models of both recipes load with `from_pretrained`; the glue run trains SST-2 for 6 updates.
+
+Prints one JSON line. `--dry-run` (no CUDA: FSDP shards over GPUs) prints the commands and skips them, saying so.
+
+    python benchmarks/fsdp_check.py --work DIR [--dry-run]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO.parent / "shared" / "data"
+CONFIG = REPO / "recipes" / "configs" / "accelerate" / "fsdp.yaml"
+COMMON = ["--report_to", "none", "--disable_tqdm", "true", "--logging_steps", "1", "--bf16", "--seed", "0"]
+
+
+def launch(recipe: str) -> list[str]:
+    return [sys.executable, "-m", "accelerate.commands.launch", "--config_file", str(CONFIG), "--num_processes", "1",
+            str(REPO / "recipes" / recipe)]  # fmt: skip
+
+
+def commands(work: Path) -> dict[str, list[str]]:
+    corpus = str(DATA / "text" / "wikitext-2" / "valid.txt")
+    pretrain = [*launch("pretrain.py"), "--train_files", corpus, "--tokenizer_name_or_path", str(work / "gpt1")]
+    pretrain += ["--per_device_train_batch_size", "8", "--max_steps", "6", "--save_steps", "3", "--eval_strategy",
+                 "no", "--validation_split_percentage", "5", "--torch_compile", "false", *COMMON]  # fmt: skip
+    glue = [*launch("glue.py"), "--task", "sst2", "--data_dir", str(DATA / "glue"), "--model_name_or_path",
+            str(work / "gpt1"), "--max_steps", "6", "--max_train_samples", "512", "--do_eval", "false",
+            "--do_predict", "false", "--save_strategy", "no", "--output_dir", str(work / "fsdp_glue"),
+            *COMMON]  # fmt: skip
+    return {
+        "pretrain_a": [*pretrain, "--output_dir", str(work / "fsdp_a")],
+        "pretrain_b": [*pretrain, "--output_dir", str(work / "fsdp_b")],
+        "pretrain_b_resume": [*pretrain, "--output_dir", str(work / "fsdp_b"), "--resume"],
+        "glue": glue,
+    }
+
+
+def run(command: list[str], limit: float, kill_when: Path | None = None) -> dict:
+    """Runs `command` in its own process group; with `kill_when`, SIGKILLs the group once that file exists."""
+    started = time.time()
+    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               start_new_session=True)  # fmt: skip
+    killed = False
+    if kill_when is not None:
+        while process.poll() is None and time.time() - started < limit and not kill_when.exists():
+            time.sleep(0.2)
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            killed = True
+    try:
+        output, _ = process.communicate(timeout=max(limit - (time.time() - started), 1))
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate()
+    return {"returncode": process.returncode, "killed": killed, "seconds": round(time.time() - started, 1),
+            "output_tail": output[-2500:]}  # fmt: skip
+
+
+def losses(output_dir: Path) -> dict[int, float]:
+    """step → training loss, from the newest checkpoint's trainer_state.json."""
+    checkpoints = sorted(output_dir.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
+    if not checkpoints:
+        return {}
+    state = json.loads((checkpoints[-1] / "trainer_state.json").read_text())
+    return {entry["step"]: entry["loss"] for entry in state["log_history"] if "loss" in entry}
+
+
+def loads(folder: Path, head: str) -> str | None:
+    """None if `from_pretrained` loads `folder`, else the error."""
+    import transformers
+
+    import hf_gpt1  # noqa: F401  (registers the GPT-1 classes with the Auto classes)
+
+    try:
+        getattr(transformers, head).from_pretrained(folder)
+    except Exception as err:  # the stage reports any failure to load
+        return f"{type(err).__name__}: {err}"[:500]
+    return None
+
+
+def check(work: Path) -> dict:
+    steps = commands(work)
+    result: dict = {"runs": {}}
+    result["runs"]["pretrain_a"] = run(steps["pretrain_a"], 240)
+    marker = work / "fsdp_b" / "checkpoint-3" / "checkpoint_complete.json"
+    result["runs"]["pretrain_b"] = run(steps["pretrain_b"], 240, kill_when=marker)
+    result["runs"]["pretrain_b_resume"] = run(steps["pretrain_b_resume"], 240)
+    result["runs"]["glue"] = run(steps["glue"], 240)
+    a, b = losses(work / "fsdp_a"), losses(work / "fsdp_b")
+    after = [step for step in sorted(a) if step > 3 and step in b]
+    result["losses_a"], result["losses_b"] = a, b
+    result["resumed_max_abs_loss_diff"] = max((abs(a[s] - b[s]) for s in after), default=None)
+    checkpoint = work / "fsdp_b" / "checkpoint-3"
+    result["sharded_checkpoint_files"] = sorted(str(p.relative_to(checkpoint)) for p in checkpoint.rglob("*"))[:40]
+    result["load_errors"] = {
+        "pretrain": loads(work / "fsdp_b", "AutoModelForCausalLM"),
+        "glue": loads(work / "fsdp_glue", "AutoModelForSequenceClassification"),
+    }
+    result["ok"] = (
+        all(r["returncode"] == 0 for k, r in result["runs"].items() if k != "pretrain_b")
+        and result["runs"]["pretrain_b"]["killed"]
+        and bool(after)
+        and not any(result["load_errors"].values())
+    )
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--work", required=True, help="folder holding gpt1/ (gpu_check prepares it)")
+    parser.add_argument("--dry-run", action="store_true", help="print the commands; FSDP needs CUDA")
+    args = parser.parse_args(argv)
+    work = Path(args.work)
+    if args.dry_run:
+        shown = {name: " ".join(command) for name, command in commands(work).items()}
+        print(json.dumps({"skipped": "FSDP shards over CUDA GPUs: the dry run shows the commands only", **shown}))
+        return 0
+    result = check(work)
+    print(json.dumps(result))
+    return 0 if result["ok"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
