@@ -69,8 +69,10 @@ def run(command: list[str], limit: float, kill_when: Path | None = None) -> dict
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         output, _ = process.communicate()
+    # the launcher's own traceback ends the output: the run's one-line error comes before it
+    errors = [line for line in output.splitlines() if line.startswith("error:") or "Error:" in line][:8]
     return {"returncode": process.returncode, "killed": killed, "seconds": round(time.time() - started, 1),
-            "output_tail": output[-2500:]}  # fmt: skip
+            "errors": errors, "output_tail": output[-2500:]}  # fmt: skip
 
 
 def losses(output_dir: Path) -> dict[int, float]:

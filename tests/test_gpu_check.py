@@ -52,12 +52,18 @@ def test_no_gpu_without_dry_run_is_one_line():
     assert done.returncode == 2 and "no CUDA GPU here: run with --dry-run" in done.stderr
 
 
-@pytest.mark.parametrize("name", ["gpu_check_h200"])
-def test_the_committed_gpu_results_say_what_the_readme_says(name):
-    """The README's H200 column is the committed report's numbers."""
+@pytest.mark.parametrize(
+    ("name", "device", "ratio"),
+    [
+        ("gpu_check_h200", "NVIDIA H200", "bench compiled pre-training ×openai-gpt"),
+        ("gpu_check_h100", "NVIDIA H100 80GB HBM3", "bench pre-training ×openai-gpt"),
+    ],
+)
+def test_the_committed_gpu_results_say_what_the_readme_says(name, device, ratio):
+    """The README's GPU tables are the committed reports' numbers."""
     result = json.loads((RESULTS / f"{name}.json").read_text())
     rows = {row["what"]: row["measured"] for row in result["targets"]}
     readme = (REPO_ROOT / "README.md").read_text()
-    assert result["env"]["device"] == "NVIDIA H200"
-    assert f"{rows['bench compiled pre-training ×openai-gpt']:.2f}×" in readme
+    assert result["env"]["device"] == device
+    assert f"{rows[ratio]:.2f}×" in readme
     assert f"{rows['hf-gpt1 glue sst2 --bf16 steps/s']}" in readme

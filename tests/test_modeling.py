@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import pytest
 import torch
@@ -345,7 +346,11 @@ except ImportError:
     # .pth files; add site-packages itself back explicitly.
     import site
 
-    site_dirs = [p for p in site.getsitepackages() if p.endswith("site-packages")]
+    import transformers
+
+    # the transformers this process runs first (a GPU machine's carried wheels shadow its image's older copy)
+    site_dirs = [str(Path(transformers.__file__).parents[1])]
+    site_dirs += [p for p in site.getsitepackages() if p.endswith("site-packages") and p not in site_dirs]
     code = f"import sys; sys.path[:0] = {site_dirs!r}; sys.modules.pop('hf_gpt1', None)\n" + script
     result = subprocess.run(
         [sys.executable, "-I", "-S", "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True
