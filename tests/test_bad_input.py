@@ -235,6 +235,7 @@ def test_extra_columns_are_ignored_and_rows_without_label_are_reported(tiny, tmp
         (["--max_train_samples", "0"], ["--max_train_samples 0 must be >= 1"]),
         (["--transfer_layers", "5"], ["--transfer_layers must be in [0, 2], got 5"]),
         (["--data_dir", "/x", "--task", "snli"], ["--data_dir reads GLUE TSV", "not a GLUE task", "--train_file"]),
+        (["--seed", "4294967296"], ["--seed 4294967296: NumPy takes seeds in [0, 2**32)"]),
     ],
     ids=[
         "unknown-task",
@@ -246,6 +247,7 @@ def test_extra_columns_are_ignored_and_rows_without_label_are_reported(tiny, tmp
         "zero-samples",
         "layers",
         "snli-tsv",
+        "seed-too-large",
     ],
 )
 def test_bad_argument(argv, fragments, capsys, tiny, tmp_path):

@@ -31,27 +31,55 @@ from ..data.atomic import WRITE_FAILURES
 from ..data.strict_files import load_strict
 from ..errors import ArgumentProblems, PackingError, TrainingError, TrainingInterrupted
 
-__all__ = ["argument_file_argv", "command_errors", "load_yaml", "parse_recipe_args", "run_recipe"]
+__all__ = [
+    "argument_file_argv",
+    "canonical_argv",
+    "canonical_name",
+    "command_errors",
+    "load_yaml",
+    "parse_recipe_args",
+    "run_recipe",
+]
 
 
 def load_yaml(path: str | os.PathLike) -> Any:
     """Reads a YAML file strictly ([`load_strict`]); a problem is one line naming the file and the line."""
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} does not exist.")
+    check_regular_file(path)
     return load_strict(path)
+
+
+def check_regular_file(path: Path) -> None:
+    """Refuses a path that is not a regular file, saying what it is instead."""
+    if path.is_file():
+        return
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder, not a file of arguments: name the .yaml or .json file in it.")
+    if path.exists():
+        raise ValueError(f"{path} is not a regular file (a pipe, socket or device): write the arguments to a file.")
+    raise FileNotFoundError(f"{path} does not exist.")
 
 
 def argument_file_argv(path: Path) -> list[str]:
     """A YAML/JSON argument file as command-line words, so it gets the command line's type checks."""
+    check_regular_file(path)
     try:
-        values = load_strict(path) if path.suffix == ".json" else load_yaml(path)
+        values = load_strict(path)
     except UnicodeDecodeError as err:
         raise ValueError(f"{path}: not a text file ({err}).") from None
     if not isinstance(values, dict) or not values:
         raise ValueError(f"{path} holds no arguments: write one `name: value` line per argument.")
+    spellings: dict[str, str] = {}
+    for name in values:
+        one = canonical_name(str(name))
+        if one in spellings:
+            raise ValueError(
+                f"{path}: {spellings[one]!r} and {name!r} are one argument, given twice: keep one of them."
+            )
+        spellings[one] = str(name)
     argv = []
     for name, value in values.items():
+        name = canonical_name(str(name))
         if value is None:
             continue
         if isinstance(value, (list, tuple)):
@@ -68,6 +96,7 @@ def parse_recipe_args(
     argv: Sequence[str] | None = None,
     prog: str | None = None,
     passed_on: str | None = None,
+    rewrite: Callable[[list[str]], list[str]] | None = None,
 ) -> tuple:
     """Parses a command's argument dataclasses from the command line; a first argument ending in `.yaml`/`.yml`/
     `.json` is a file of arguments, which the following command-line arguments may override. Names are exact (no
@@ -77,8 +106,12 @@ def parse_recipe_args(
     Args:
         passed_on: For a command that passes the words it does not know on to other commands (what `--help` says
             of them): they are returned, as a list after the dataclasses, instead of refused.
+        rewrite: Applied to the words (the argument file's, then the command line's) before they are parsed, so
+            that a file and the command line are read alike.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    file_first = bool(argv) and argv[0].endswith(ARGUMENT_FILE_SUFFIXES)
+    argv = argv[:1] + canonical_argv(argv[1:]) if file_first else canonical_argv(argv)
     help_all = "--help_all" in argv
     if help_all:
         argv = [word for word in argv if word != "--help_all"] + ["--help"]
@@ -94,6 +127,8 @@ def parse_recipe_args(
         argv = from_file + argv[1:]
     else:
         _refuse_late_argument_file(parser, argv, prog)
+    if rewrite is not None:
+        from_file, argv = rewrite(from_file), rewrite(argv)
     parser.error = functools.partial(_parse_error, parser.error, from_file=from_file, argv=argv, source=source)
     if passed_on:
         parser.epilog = f"{parser.epilog or ''} {passed_on}".strip()
@@ -124,6 +159,30 @@ def parse_recipe_args(
 
 
 ARGUMENT_FILE_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def canonical_name(name: str) -> str:
+    """An argument's one name: `per-device-train-batch-size` and `per_device_train_batch_size` are both
+    `per_device_train_batch_size` (the dataclass field's name), so that every check sees every spelling."""
+    return name.replace("-", "_")
+
+
+def canonical_argv(argv: Sequence[str], source: str = "command line") -> list[str]:
+    """`argv` with every `--name` (and `--name=value`) spelt with underscores ([`canonical_name`]); the same argument
+    under two spellings in one place is refused, as a duplicate key in a file is."""
+    words, spellings = [], {}
+    for word in argv:
+        if word.startswith("--") and len(word) > 2 and word[2] != "-":
+            flag, equals, value = word.partition("=")
+            name = "--" + canonical_name(flag[2:])
+            if name in spellings and spellings[name] != flag:
+                raise ArgumentProblems(
+                    [f"{spellings[name]} and {flag} are one argument, given twice on the {source}: keep one of them."]
+                )
+            spellings.setdefault(name, flag)
+            word = name + equals + value
+        words.append(word)
+    return words
 
 
 def _refuse_late_argument_file(parser: argparse.ArgumentParser, argv: Sequence[str], prog: str | None) -> None:

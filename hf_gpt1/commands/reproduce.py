@@ -27,11 +27,12 @@ from __future__ import annotations
 import sys
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 import datasets
+from transformers import HfArgumentParser
 
 from ..data.atomic import write_json_atomic
 from ..data.fingerprint import rows_digest
@@ -111,6 +112,8 @@ class MatrixArguments:
             problems.append(f"--conditions {' '.join(unknown)}: choose among {', '.join(CONDITIONS)}")
         if negative := [seed for seed in self.seeds if seed < 0]:
             problems.append(f"--seeds {negative[0]}: give non-negative integers (e.g. --seeds 0 1 2)")
+        if large := [seed for seed in self.seeds if seed >= 2**32]:
+            problems.append(f"--seeds {large[0]}: NumPy takes seeds below 2**32 ({2**32}); use smaller ones")
         for flag, values in (
             ("--seeds", self.seeds),
             ("--tasks", self.tasks or []),
@@ -192,15 +195,16 @@ def main(argv: Sequence[str] | None = None) -> dict:
             raise SystemExit(0)
         given = f"unknown action {argv[0]!r}" if argv else "no action given"
         raise ValueError(f"hf-gpt1 reproduce: {given}; the actions are {', '.join(ACTIONS)}.")
-    action, words = argv[0], _listed(argv[1:])
+    action, words = argv[0], argv[1:]
     arguments = ACTIONS[action][0]
     prog = f"hf-gpt1 reproduce {action}"
     if arguments is MatrixArguments:
-        args, extra = parse_recipe_args((arguments,), words, prog=prog, passed_on=PASSED_ON)
+        args, extra = parse_recipe_args((arguments,), words, prog=prog, passed_on=PASSED_ON, rewrite=_listed)
         if owned := sorted({word.split("=")[0] for word in extra} & set(RUN_OWNED)):
             raise ValueError(f"{owned[0]} is set for each run by reproduce: {RUN_OWNED[owned[0]]}.")
+        _check_run_flags(action, extra)
         return _matrix(action, args, extra)
-    (args,) = parse_recipe_args((arguments,), words, prog=prog)
+    (args,) = parse_recipe_args((arguments,), words, prog=prog, rewrite=_listed)
     if not Path(args.output_dir).is_dir():
         raise ValueError(f"--output_dir {args.output_dir} is not a folder of runs (<task>/<condition>/seed-N).")
     if action == "report":
@@ -215,6 +219,25 @@ def main(argv: Sequence[str] | None = None) -> dict:
     count = len(record["files"])
     print(f"{zipped}: {count} file{'' if count == 1 else 's'} for the GLUE server (gluebenchmark.com){missing}")
     return {"zip": str(zipped), **record}
+
+
+def _check_run_flags(action: str, extra: Sequence[str]) -> None:
+    """Refuses, before any run, a passed-on flag that the runs' commands do not take (another action's, a typo):
+    each run would otherwise fail on it, one after the other."""
+    from ..training.arguments import DataArguments, GPT1TrainingArguments, ModelArguments
+
+    parser = HfArgumentParser((ModelArguments, DataArguments, GPT1TrainingArguments))
+    known = {option for item in parser._actions for option in item.option_strings}  # argparse's list of options
+    for word in extra:
+        flag = word.split("=")[0]
+        if not flag.startswith("--") or flag in known:
+            continue
+        owners = [name for name, (kind, _) in ACTIONS.items() if flag[2:] in {f.name for f in fields(kind)}]
+        whose = f"an argument of hf-gpt1 reproduce {owners[0]}" if owners else "no argument of hf-gpt1 glue"
+        raise ValueError(
+            f"{flag} is {whose}, not of the runs that {action} passes arguments on to (hf-gpt1 glue / "
+            "multiple-choice): drop it here, or give it to the action it belongs to."
+        )
 
 
 def _listed(words: Sequence[str]) -> list[str]:

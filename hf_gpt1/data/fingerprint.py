@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     import datasets
 
 __all__ = [
+    "PATH_FLAGS",
+    "comparable_path",
+    "comparable_paths",
     "content_cache_dir",
     "file_digest",
     "file_version",
@@ -34,6 +37,26 @@ __all__ = [
 ]
 
 _CHUNK = 1 << 22
+
+
+# The arguments that name local files or folders: their spellings (`glue/`, `./glue`, `glue`) are one input.
+PATH_FLAGS = (
+    "data_dir", "train_file", "validation_file", "test_file", "train_files", "validation_files", "story_cloze_dir",
+    "model_name_or_path", "tokenizer_name_or_path",
+)  # fmt: skip
+
+
+def comparable_path(value: object) -> object:
+    """An existing local path (or a list of them) spelt one way: absolute and normalised (`glue/`, `./glue` and
+    `glue` are one folder). Anything else, a Hub id or a path that does not exist, is kept as given."""
+    if isinstance(value, list):
+        return [comparable_path(item) for item in value]
+    return os.path.abspath(value) if isinstance(value, str) and value and os.path.exists(value) else value
+
+
+def comparable_paths(values: Mapping[str, object]) -> dict[str, object]:
+    """`values` (arguments by name) with each [`PATH_FLAGS`] argument's value through [`comparable_path`]."""
+    return {name: comparable_path(value) if name in PATH_FLAGS else value for name, value in values.items()}
 
 
 def _datasets_cache() -> Path:
@@ -84,9 +107,9 @@ def content_cache_dir(paths: Iterable[str | os.PathLike]) -> str:
 def input_digests(
     inputs: Mapping[str, str | os.PathLike | Iterable[str | os.PathLike] | None], ignore: Iterable[str] = ()
 ) -> dict[str, dict]:
-    """`{flag: {path: sha256}}` of a run's local inputs: files, and the files directly inside folders (a model or
-    a GLUE task folder) but hidden ones and those named in `ignore` (a run's own records); names that are not local
-    paths (Hub ids) and absent ones are left out."""
+    """`{flag: {path: sha256}}` of a run's local inputs (paths absolute: one spelling per file): files, and the
+    files directly inside folders (a model or a GLUE task folder) but hidden ones and those named in `ignore` (a
+    run's own records); names that are not local paths (Hub ids) and absent ones are left out."""
     ignore = set(ignore)
     digests = {}
     for flag, value in inputs.items():
@@ -96,11 +119,11 @@ def input_digests(
         files = {}
         for path in map(Path, paths):
             if path.is_file():
-                files[str(path)] = file_digest(path)
+                files[os.path.abspath(path)] = file_digest(path)
             elif path.is_dir():
                 for child in sorted(path.iterdir()):
                     if child.is_file() and not child.name.startswith(".") and child.name not in ignore:
-                        files[str(child)] = file_digest(child)
+                        files[os.path.abspath(child)] = file_digest(child)
         if files:
             digests[flag] = files
     return digests

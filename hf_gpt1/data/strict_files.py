@@ -25,7 +25,7 @@ def load_strict(path: str | os.PathLike) -> Any:
             message names the file, the line and the fix.
     """
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (some Windows editors write one) is no text
     if path.suffix == ".json":
         try:
             return json.loads(text, object_pairs_hook=lambda pairs: _unique(pairs, path))

@@ -82,8 +82,10 @@ class GlueTsvLayout:
         return {name: col for name, col in self.columns.items() if name != "label"}
 
 
-# A task's name names its run's files (predictions, the task file beside the model): a name, never a path.
+# A task's name names its run's files (predictions, the task file beside the model): a name, never a path, and short
+# enough for every file name made from it (a file name holds at most 255 bytes).
 _TASK_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+MAX_TASK_NAME = 64
 # The TaskSpec fields that hold lists of strings (a string there would be read as a list of its characters).
 _LIST_FIELDS = ("text_columns", "label_names", "class_names", "choice_columns", "id_subsets", "eval_splits", "aliases")
 
@@ -157,8 +159,13 @@ class TaskSpec:
     def __post_init__(self):
         if not isinstance(self.name, str) or not _TASK_NAME.fullmatch(self.name) or set(self.name) == {"."}:
             raise ValueError(
-                f"Task name {self.name!r}: use letters, digits, '_', '-' and '.' only (it names the run's files, so "
-                "never a path)."
+                f"Task name {self.name!r}: use ASCII letters (a-z, A-Z), digits, '_', '-' and '.' only: it names the "
+                "run's files and folders on every system, so it is never a path."
+            )
+        if len(self.name) > MAX_TASK_NAME:
+            raise ValueError(
+                f"Task name {self.name[:20]!r}… has {len(self.name)} characters: use at most {MAX_TASK_NAME} (it "
+                "names the run's files, and a file name holds at most 255 bytes with its suffixes)."
             )
         for item in dataclasses.fields(self):
             value = getattr(self, item.name)

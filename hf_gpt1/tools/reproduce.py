@@ -41,6 +41,7 @@ import datasets
 
 from ..data.atomic import write_json_atomic
 from ..data.files import glue_file, load_task_splits
+from ..data.fingerprint import PATH_FLAGS, comparable_path
 from ..data.hub_access import hub_access
 from ..data.tasks import TaskSpec
 from ..module_names import moved_names
@@ -274,7 +275,7 @@ def run_state(run: PlannedRun) -> str:
         return "restart"
     if isinstance(record, list):  # the arguments alone, as written before the data's digest was recorded
         record = {"argv": record}
-    same = isinstance(record, dict) and tuple(record.get("argv", ())) == run.argv
+    same = isinstance(record, dict) and comparable_argv(record.get("argv", ())) == comparable_argv(run.argv)
     if same and None not in (record.get("data_sha256"), run.data_sha256) and record["data_sha256"] != run.data_sha256:
         same = False  # the same arguments on other rows: a Hub copy that changed, a GLUE file replaced
     if not kept:  # nothing to reuse or continue, whatever was given before
@@ -285,6 +286,17 @@ def run_state(run: PlannedRun) -> str:
         return "partial"
     identity = json.loads((run.folder / RUN_FILE).read_text())
     return "other" if changed_input(identity.get("inputs", {})) else "done"
+
+
+def comparable_argv(argv: Sequence[str]) -> tuple[str, ...]:
+    """A run's arguments with each local path spelt one way (`glue/`, `./glue` and `glue` are one folder), so that a
+    finished run is reused whatever spelling named its data."""
+    words = list(argv)
+    flags = {f"--{name}" for name in (*PATH_FLAGS, "output_dir")}
+    for i, word in enumerate(words[:-1]):
+        if word in flags:
+            words[i + 1] = str(comparable_path(words[i + 1]))
+    return tuple(words)
 
 
 def _record_path(run: PlannedRun) -> Path:

@@ -157,6 +157,11 @@ class RecipeTrainingArguments(TrainingArguments):
             for name in ("learning_rate", "weight_decay", "warmup_steps", "num_train_epochs", "max_grad_norm")
             if getattr(self, name) < 0
         ]
+        problems += [
+            f"--{name} {getattr(self, name)}: NumPy takes seeds in [0, 2**32), as every seeded generator here does."
+            for name in ("seed", "data_seed")
+            if getattr(self, name) is not None and not 0 <= getattr(self, name) < 2**32
+        ]
         if self.save_total_limit is not None and self.save_total_limit < 0:
             problems.append(f"--save_total_limit {self.save_total_limit} must be >= 0 (0 keeps every checkpoint).")
         if self.resume and self.overwrite_output_dir:

@@ -28,7 +28,7 @@ from typing import Any
 from transformers import TrainingArguments
 
 from ..data.atomic import remove_temporaries, write_json_atomic
-from ..data.fingerprint import input_digests
+from ..data.fingerprint import comparable_paths, input_digests
 
 try:  # POSIX advisory locks; elsewhere runs are not locked (and say so)
     import fcntl
@@ -65,8 +65,8 @@ def run_identity(recipe: str, model_args: Any, data_args: Any, seed: int, inputs
     """
     return {
         "recipe": recipe,
-        "model": dataclasses.asdict(model_args),
-        "data": dataclasses.asdict(data_args),
+        "model": comparable_paths(dataclasses.asdict(model_args)),
+        "data": comparable_paths(dataclasses.asdict(data_args)),
         "seed": seed,
         "inputs": input_digests(inputs, ignore=(RUN_FILE, RESULTS_FILE)),
     }
@@ -75,6 +75,7 @@ def run_identity(recipe: str, model_args: Any, data_args: Any, seed: int, inputs
 def check_recorded_digests(identity: dict[str, Any], digests: Mapping[str, str]) -> None:
     """Refuses a run whose inputs, as read (`{path: sha256}` taken from the bytes read), are not those its identity
     records: a file changed between the run's start and its reading."""
+    digests = {os.path.abspath(path): digest for path, digest in digests.items()}
     for flag, files in identity.get("inputs", {}).items():
         for path, recorded in files.items():
             if path in digests and digests[path] != recorded:
@@ -189,12 +190,22 @@ def _read_run_file(folder: Path) -> dict | None:
     if not marker.is_file():
         return None
     try:
-        return json.loads(marker.read_text(encoding="utf-8"))
+        identity = json.loads(marker.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ValueError(
             f"{marker} is damaged ({err}): it records which run owns {folder}. Pass --overwrite_output_dir to start "
             "afresh there, or choose another --output_dir."
         ) from None
+    if isinstance(identity, dict):  # paths recorded as spelt, before their spellings were made one
+        for part in ("model", "data"):
+            if isinstance(identity.get(part), dict):
+                identity[part] = comparable_paths(identity[part])
+        if isinstance(identity.get("inputs"), dict):
+            identity["inputs"] = {
+                flag: {os.path.abspath(path): digest for path, digest in files.items()}
+                for flag, files in identity["inputs"].items()
+            }
+    return identity
 
 
 def check_output_dir(output_dir: str | os.PathLike, run: dict[str, Any], overwrite: bool, resume: bool) -> None:

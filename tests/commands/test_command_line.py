@@ -37,6 +37,48 @@ def test_argument_files_and_overrides(tmp_path):
     assert (options.rate, options.flag) == (2.0, False)
 
 
+def test_every_spelling_of_an_argument_is_its_one_name(tmp_path):
+    """A dash or underscore spelling, on the command line or in a file, is the field's one name; two spellings of
+    one argument in one place are refused like a duplicate key."""
+
+    @dataclass
+    class Run:
+        learning_rate: float = 1.0
+        output_dir: str = "out"
+
+    (run,) = parse_recipe_args((Run,), ["--learning-rate", "0.5", "--output-dir=there"])
+    assert (run.learning_rate, run.output_dir) == (0.5, "there")
+    config = tmp_path / "run.yaml"
+    config.write_text("learning-rate: 0.25\n")
+    (run,) = parse_recipe_args((Run,), [str(config), "--output-dir", "here"])
+    assert (run.learning_rate, run.output_dir) == (0.25, "here")
+    config.write_text("learning_rate: 0.25\nlearning-rate: 0.5\n")
+    with pytest.raises(ValueError, match="'learning_rate' and 'learning-rate' are one argument, given twice"):
+        parse_recipe_args((Run,), [str(config)])
+    with pytest.raises(ValueError, match="--learning_rate and --learning-rate are one argument, given twice"):
+        parse_recipe_args((Run,), ["--learning_rate", "1", "--learning-rate", "2"])
+
+
+def test_an_argument_file_that_is_no_regular_file_says_what_it_is(tmp_path):
+    import os
+
+    folder = tmp_path / "args.yaml"
+    folder.mkdir()
+    with pytest.raises(ValueError, match="args.yaml is a folder, not a file of arguments"):
+        parse_recipe_args((Options,), [str(folder)])
+    pipe = tmp_path / "pipe.json"
+    os.mkfifo(pipe)
+    with pytest.raises(ValueError, match=r"pipe.json is not a regular file \(a pipe, socket or device\)"):
+        parse_recipe_args((Options,), [str(pipe)])
+
+
+def test_a_json_argument_file_with_a_byte_order_mark_is_read(tmp_path):
+    path = tmp_path / "run.json"
+    path.write_bytes("\ufeff".encode() + json.dumps({"rate": 0.125}).encode())
+    (options,) = parse_recipe_args((Options,), [str(path)])
+    assert options.rate == 0.125
+
+
 @pytest.mark.parametrize(
     "name, content, error, fragment",
     [

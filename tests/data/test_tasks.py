@@ -163,12 +163,30 @@ def test_a_task_file_declares_a_task_for_the_command_line(registered, tmp_path, 
 # ----------------------------------------------------------------------------------------- task and argument files
 
 
-@pytest.mark.parametrize("name", ["../../escaped", "runs/rte", "..", "a b", ""])
+@pytest.mark.parametrize("name", ["../../escaped", "runs/rte", "..", "a b", "", "café"])
 def test_a_task_name_is_a_name_never_a_path(name, tmp_path):
     path = tmp_path / "task.json"
     path.write_text(json.dumps({"name": name, "format": "classification", "text_columns": ["text"]}))
-    with pytest.raises(ValueError, match=r"use letters, digits, '_', '-' and '\.' only"):
+    with pytest.raises(ValueError, match=r"use ASCII letters \(a-z, A-Z\), digits, '_', '-' and '\.' only"):
         task_from_file(path)
+
+
+def test_a_task_name_too_long_for_its_files_is_refused_when_read(tmp_path):
+    """A name becomes file names (with suffixes): one that no file system takes is refused before any run."""
+    from hf_gpt1.data.tasks import MAX_TASK_NAME
+
+    path = tmp_path / "task.json"
+    path.write_text(json.dumps({"name": "t" * 220, "format": "classification", "text_columns": ["text"]}))
+    with pytest.raises(ValueError, match=f"has 220 characters: use at most {MAX_TASK_NAME}"):
+        task_from_file(path)
+
+
+def test_a_json_task_file_with_a_byte_order_mark_is_read(registered, tmp_path):
+    """Windows editors write a UTF-8 byte-order mark: JSON files with one are read, as YAML and data files are."""
+    path = tmp_path / "task.json"
+    text = json.dumps({"name": "bom_task", "format": "classification", "text_columns": ["text"]})
+    path.write_bytes("\ufeff".encode() + text.encode())
+    assert task_from_file(path).name == "bom_task"
 
 
 @pytest.mark.parametrize("field", ["label_names", "text_columns", "class_names", "aliases"])

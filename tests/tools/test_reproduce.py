@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -359,6 +360,33 @@ def test_a_finished_run_on_other_rows_is_not_reused(tmp_path):
     assert run_state(run) == "other"
 
 
+def test_a_finished_run_is_reused_whatever_spelling_names_its_data(tmp_path, monkeypatch):
+    """`--data_dir glue/`, `./glue` and `glue` are one folder: a finished run is reused under any of them, and a
+    run's identity records the folder one way (so `--resume` is not refused for a spelling either)."""
+    from hf_gpt1.tools.reproduce import PlannedRun, run_state
+    from hf_gpt1.training.output_dir import RUN_FILE, run_identity
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "glue").mkdir()
+    folder = tmp_path / "rte" / "full" / "seed-0"
+    folder.mkdir(parents=True)
+    (folder / "all_results.json").write_text("{}")
+    (folder / RUN_FILE).write_text(json.dumps({"inputs": {}}))
+    record = folder.parent / "seed-0.argv.json"
+    record.write_text(json.dumps({"argv": ["--task", "rte", "--data_dir", "glue"], "data_sha256": "a" * 64}))
+    for spelling in ("glue/", "./glue", str(tmp_path / "glue")):
+        run = PlannedRun("rte", "full", 0, "glue", folder, ("--task", "rte", "--data_dir", spelling), "a" * 64)
+        assert run_state(run) == "done", spelling
+
+    @dataclass
+    class Data:
+        data_dir: str
+
+    identities = [run_identity("glue", Data("m"), Data(spelling), 0, {"--data_dir": spelling})
+                  for spelling in ("glue", "glue/", "./glue")]  # fmt: skip
+    assert identities[0] == identities[1] == identities[2]
+
+
 def test_reproduce_reads_an_argument_file_as_every_command_does(runs, tmp_path, capsys):
     """`hf-gpt1 reproduce report args.yaml --tables 3`: the file's arguments (lists as lists), the flags after it
     override them; names are exact (no prefix stands for a name)."""
@@ -370,6 +398,15 @@ def test_reproduce_reads_an_argument_file_as_every_command_does(runs, tmp_path, 
         main(["report", "--output", str(runs)])  # a prefix of --output_dir is not --output_dir
     with pytest.raises(ValueError, match="--seed is set for each run by reproduce: choose the seeds with --seeds"):
         main(["plan", "--tasks", "rte", "--seed", "3", "--output_dir", str(tmp_path / "out")])  # every run's seed
+
+
+def test_a_comma_list_in_an_argument_file_is_read_as_on_the_command_line(tmp_path):
+    """`seeds: "0,1"` in a file is the command line's `--seeds 0,1`: the same list, with the same FutureWarning."""
+    arguments = tmp_path / "reproduce.yaml"
+    arguments.write_text(f"output_dir: {tmp_path / 'out'}\ntasks: rte\nseeds: '0,1'\nseed: 3\n")
+    with pytest.warns(FutureWarning, match=r"comma-separated values \(0,1\)"):
+        with pytest.raises(ValueError, match="--seed is set for each run by reproduce"):  # parsed, then checked
+            main(["plan", str(arguments)])
 
 
 def test_reproduce_lists_are_lists_and_the_comma_form_warns(runs, tmp_path):
@@ -423,6 +460,20 @@ def test_an_attempt_that_left_nothing_to_continue_is_restarted(tmp_path, capsys)
         (["--devices", "cuda:3"], "--devices cuda:3: this machine has"),
         (["--devices", "7"], "--devices 7: this machine has"),
         (["--tasks", "my_task.yaml"], "--tasks my_task.yaml: reproduce runs the paper's tasks by name"),
+        # a dash spelling is the same argument: run-owned and batch checks see it (issue 45)
+        (["--tasks", "rte", "--lm-coef", "0"], "--lm_coef is set for each run by reproduce"),
+        (["--tasks", "rte", "--per-device-train-batch-size", "16"], "--per_device_train_batch_size 16 ×"),
+        (["--tasks", "rte", "--output-dir=elsewhere"], "--output_dir and --output-dir are one argument"),
+        (
+            ["--tasks", "rte", "--partial"],
+            "--partial is an argument of hf-gpt1 reproduce submit-pack, not of the runs",
+        ),
+        (["--tasks", "rte", "--lerning_rate", "1"], "--lerning_rate is no argument of hf-gpt1 glue"),
+        (["--tasks", "rte", "--seeds", "4294967296"], "--seeds 4294967296: NumPy takes seeds below 2**32"),
+        (
+            ["--tasks", "rte", "--seed", "1", "--learning-rate", "1e-4", "--learning_rate", "2e-4"],
+            "--learning-rate and --learning_rate are one argument, given twice",
+        ),
     ],
 )
 def test_queue_arguments_are_checked_before_any_run(argv, problem, tmp_path):
