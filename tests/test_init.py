@@ -4,8 +4,11 @@
 needs datasets or the training stack loaded only on first use."""
 
 import ast
+import logging
 import subprocess
 import sys
+
+import pytest
 
 from tests.utils import REPO_ROOT
 
@@ -76,3 +79,44 @@ def test_every_source_file_carries_the_licence_header():
     missing = [p for p in tracked if "SPDX-License-Identifier: Apache-2.0" not in (REPO_ROOT / p).read_text()[:300]]
     assert not missing, missing
     assert (REPO_ROOT / "LICENSE").read_text().startswith("Copyright 2026 The hf_gpt1 authors.")
+
+
+def test_every_public_name_of_the_last_release_still_answers():
+    """Every name in a module's `__all__` at the last landing (c80138a; the list is read from its sources into
+    tests/fixtures/public_names_c80138a.json) still answers from that module: a name that moved or was replaced
+    warns (FutureWarning) naming what to use, for one release."""
+    import importlib
+    import json
+    import warnings
+
+    from tests.utils import REPO_ROOT
+
+    names = json.loads((REPO_ROOT / "tests" / "fixtures" / "public_names_c80138a.json").read_text())
+    missing = []
+    for module, public in names.items():
+        for name in public:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FutureWarning)
+                if not hasattr(importlib.import_module(module), name):
+                    missing.append(f"{module}.{name}")
+    assert not missing
+
+
+def test_log_once_warns_and_still_quiets_the_replicas():
+    from hf_gpt1.training.results import log_once
+
+    class Replica:
+        process_index = 1
+
+        @staticmethod
+        def get_process_log_level():
+            return 40  # logging.ERROR
+
+    from transformers import logging as transformers_logging
+
+    level = transformers_logging.get_verbosity()
+    with pytest.warns(FutureWarning, match="log_once moved to hf_gpt1.training.launch.quiet_replicas"):
+        log_once(Replica())
+    assert logging.getLogger("hf_gpt1").level == 40 and transformers_logging.get_verbosity() == 40
+    logging.getLogger("hf_gpt1").setLevel(logging.NOTSET)
+    transformers_logging.set_verbosity(level)

@@ -34,7 +34,7 @@ from typing import Any
 import datasets
 from transformers import HfArgumentParser
 
-from ..data.atomic import write_json_atomic
+from ..data.atomic import WRITE_FAILURES, write_json_atomic
 from ..data.fingerprint import rows_digest
 from ..data.tasks import get_task
 from ..tools.paper_results import CONDITIONS, PAPER_RESULTS, TABLE5_TASKS
@@ -208,17 +208,32 @@ def main(argv: Sequence[str] | None = None) -> dict:
     if not Path(args.output_dir).is_dir():
         raise ValueError(f"--output_dir {args.output_dir} is not a folder of runs (<task>/<condition>/seed-N).")
     if action == "report":
-        rows, averages, text = write_report(args.output_dir, args.tables, args.glue_test_results)
-        print(text, end="")
+        rows, averages = _report(args)
         return {"rows": rows, "averages": averages}
     seed = args.seeds[0] if args.seeds else None
     zipped, record = pack_glue_submission(args.output_dir, args.conditions[0], seed, args.partial)
     for name, entry in record["files"].items():
-        print(f"  {name:<12} {entry['run']} (validation {entry['validation_score']})")
+        clipped = entry.get("clipped_to_label_range")
+        note = f"; {clipped} scores outside [0, 5] packed as the nearest bound" if clipped else ""
+        print(f"  {name:<12} {entry['run']} (validation {entry['validation_score']}{note})")
     missing = f"; not packed: {', '.join(record['missing'])}" if record["missing"] else ""
     count = len(record["files"])
     print(f"{zipped}: {count} file{'' if count == 1 else 's'} for the GLUE server (gluebenchmark.com){missing}")
     return {"zip": str(zipped), **record}
+
+
+def _report(args: MatrixArguments | ReportArguments) -> tuple[list, dict]:
+    """Prints the report's table; a folder where its files cannot be written (a read-only copy of the runs) still
+    gets the table, then one line saying what was not written, and exit status 1."""
+    rows, averages, text, unwritten = write_report(args.output_dir, args.tables, args.glue_test_results)
+    print(text, end="")
+    if unwritten is not None:
+        print(f"error: the table above is not saved: results.json and REPORT.md could not be written in "
+              f"{args.output_dir} ({WRITE_FAILURES.get(unwritten.errno, unwritten.strerror)}); copy the folder to a "
+              "writable place to keep "
+              "them.", file=sys.stderr)  # fmt: skip
+        raise SystemExit(1)
+    return rows, averages
 
 
 def _check_run_flags(action: str, extra: Sequence[str]) -> None:
@@ -288,8 +303,7 @@ def _matrix(action: str, args: MatrixArguments, extra: list[str]) -> dict:
         ]}  # fmt: skip
         write_json_atomic(Path(args.output_dir) / PLAN_FILE, plan)  # what the report counts runs against
         outcome = execute(runs, args.output_dir, args.devices)
-    rows, averages, text = write_report(args.output_dir, args.tables, args.glue_test_results)
-    print(text, end="")
+    rows, averages = _report(args)
     not_started = len(runs) - sum(len(entries) for entries in outcome.values())
     print(f"{len(outcome['ran'])} ran, {len(outcome['reused'])} reused, {len(outcome['failed'])} failed, "
           f"{not_started} not started ({Path(args.output_dir) / FAILURES_FILE})")  # fmt: skip

@@ -11,7 +11,18 @@ from pathlib import Path
 from .atomic import write_text_atomic
 from .tasks import TaskSpec, get_task, glue_task_names
 
-__all__ = ["write_glue_submission", "write_predictions"]
+__all__ = ["submission_scores", "write_glue_submission", "write_predictions"]
+
+
+def submission_scores(spec: TaskSpec, predictions: Sequence[float]) -> tuple[list[float], int]:
+    """A regression head's outputs as the GLUE server takes them: clipped to the task's `label_range` (STS-B's
+    [0, 5]; a linear head's raw output can fall outside it); returns the scores and how many were clipped."""
+    scores = [float(p) for p in predictions]
+    if spec.label_range is None:
+        return scores, 0
+    low, high = spec.label_range
+    clipped = [min(max(score, low), high) for score in scores]
+    return clipped, sum(a != b for a, b in zip(scores, clipped))
 
 
 def write_glue_submission(
@@ -24,7 +35,8 @@ def write_glue_submission(
     """Write test-set predictions as the GLUE server expects them: `<Task>.tsv` with `index<TAB>prediction` rows.
 
     Classification predictions are label ids and are written as the label names of the task's TSV files
-    (`entailment` for RTE/QNLI/MNLI/AX, `0`/`1` otherwise); STS-B predictions are floats with 3 decimals.
+    (`entailment` for RTE/QNLI/MNLI/AX, `0`/`1` otherwise); STS-B predictions are floats with 3 decimals, clipped to
+    [0, 5] ([`submission_scores`]).
 
     Args:
         task (`str` or `TaskSpec`): A GLUE task.
@@ -47,6 +59,8 @@ def write_glue_submission(
     ids = list(range(len(predictions))) if ids is None else list(ids)
     if len(ids) != len(predictions):
         raise ValueError(f"{len(predictions)} predictions for {len(ids)} test rows: they must be one per row.")
+    if spec.is_regression:
+        predictions, _ = submission_scores(spec, predictions)
     lines = ["index\tprediction"]
     for i, (row_id, pred) in enumerate(zip(ids, predictions)):
         if spec.is_regression:

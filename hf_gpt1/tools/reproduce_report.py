@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
 import statistics
 import zipfile
@@ -20,8 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..data.atomic import write_bytes_atomic, write_json_atomic, write_text_atomic
+from ..data.atomic import WRITE_FAILURES, write_bytes_atomic, write_json_atomic, write_text_atomic
 from ..data.fingerprint import file_digest
+from ..data.submissions import submission_scores
 from ..data.tasks import get_task
 from .paper_results import CONDITIONS, PAPER_RESULTS, TABLE5_AVERAGES, TABLE5_TASKS, PaperResult
 
@@ -369,18 +371,24 @@ def _markdown(
 
 def write_report(
     output_dir: str | Path, tables: Iterable[int] = (2, 3, 4, 5), glue_test_results: str | Path | None = None
-) -> tuple[list, dict, str]:
+) -> tuple[list, dict, str, OSError | None]:
     """Reads the runs under `output_dir` (and the GLUE server's scores from `glue_test_results`), writes
-    `results.json` and `REPORT.md` there (each whole or not at all), and returns the rows, the averages and the
-    Markdown table."""
+    `results.json` and `REPORT.md` there (each whole or not at all), and returns the rows, the averages, the
+    Markdown table and the error that kept the files from being written (a read-only or full disk), if any: the
+    table does not depend on them."""
     server = read_glue_test_results(glue_test_results) if glue_test_results else None
     plan = read_plan(output_dir)
     rows, averages = report_rows(collect_runs(output_dir), tables, server)
     text = _markdown(rows, averages, plan)
     result = {"model": plan["model"], "data": plan["data"], "rows": rows, "averages": averages}
-    write_json_atomic(Path(output_dir) / RESULTS_FILE, result)
-    write_text_atomic(Path(output_dir) / REPORT_FILE, text)
-    return rows, averages, text
+    try:
+        write_json_atomic(Path(output_dir) / RESULTS_FILE, result)
+        write_text_atomic(Path(output_dir) / REPORT_FILE, text)
+    except OSError as err:  # a read-only copy of the runs: its owner's files, a read-only mount, a full disk
+        if err.errno not in WRITE_FAILURES and not isinstance(err, PermissionError):
+            raise
+        return rows, averages, text, err
+    return rows, averages, text, None
 
 
 def pack_glue_submission(
@@ -440,7 +448,10 @@ def pack_glue_submission(
     packed = io.BytesIO()  # a few MB of TSV: built in memory, then written whole
     with zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, path in files.items():
-            archive.write(path, arcname=name)
+            text, clipped = packed_text(path, GLUE_SUBMISSION_FILES[name])
+            archive.writestr(name, text)
+            if clipped:
+                record["files"][name]["clipped_to_label_range"] = clipped
     target = write_bytes_atomic(Path(output_dir) / SUBMISSION_ZIP, packed.getvalue())
     write_json_atomic(Path(output_dir) / SUBMISSION_RECORD, record)
     return target, record
@@ -456,10 +467,26 @@ def _median_run(task: str, by_seed: Mapping[int, Mapping[str, Any]]) -> tuple[in
     return pick, scores[pick]
 
 
+def packed_text(path: Path, task: str) -> tuple[str, int]:
+    """A checked submission file's text as the server takes it: a regression task's scores clipped to its
+    `label_range` (files written before the runs clipped them); returns the text and how many scores were clipped."""
+    text = path.read_text(encoding="utf-8")
+    spec = get_task(task)
+    if not spec.is_regression:
+        return text, 0
+    header, *rows = text.splitlines()
+    ids, values = zip(*(row.split("\t") for row in rows)) if rows else ((), ())
+    scores, clipped = submission_scores(spec, [float(v) for v in values])
+    if not clipped:
+        return text, 0
+    return "\n".join([header, *(f"{i}\t{score:.3f}" for i, score in zip(ids, scores))]) + "\n", clipped
+
+
 def check_submission_file(path: Path, task: str) -> None:
     """Refuses a GLUE submission file that does not match the test split it predicts, read again from the run's
     `--data_dir`: the header, one `index<TAB>prediction` row per test row with the test file's ids in order, and a
-    valid prediction in each (a label of the task, or STS-B's score in [0, 5]). The GLUE server scores a team at most
+    valid prediction in each (a label of the task, or a finite STS-B score: [`packed_text`] clips it to the server's
+    [0, 5]). The GLUE server scores a team at most
     once a day: a file cut short, edited or from another split must not reach it.
 
     Raises:
@@ -491,10 +518,10 @@ def check_submission_file(path: Path, task: str) -> None:
             problem = f"expected the row of index {expected}, got {line!r}"
         elif spec.is_regression:
             try:
-                valid = 0.0 <= float(fields[1]) <= 5.0
+                valid = math.isfinite(float(fields[1]))
             except ValueError:
                 valid = False
-            problem = None if valid else f"{fields[1]!r} is not a score in [0, 5]"
+            problem = None if valid else f"{fields[1]!r} is not a score"
         elif fields[1] not in spec.label_names:
             problem = f"{fields[1]!r} is not one of {list(spec.label_names)}"
         if problem:

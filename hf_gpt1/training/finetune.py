@@ -35,7 +35,7 @@ from ..data.files import check_unique_ids, load_task_splits, task_folder
 from ..data.fingerprint import rows_digest
 from ..data.metrics import baseline_name, load_metric, prediction_warnings, score_with_baselines
 from ..data.scores import SCORES
-from ..data.submissions import write_glue_submission, write_predictions
+from ..data.submissions import submission_scores, write_glue_submission, write_predictions
 from ..data.tasks import BUILTIN_TASKS, TaskSpec, get_task, task_to_dict
 from ..data.transforms import prepare_dataset, rows_to_truncate
 from ..formats import story_cloze_segment_cap
@@ -730,4 +730,9 @@ def _predict(trainer: GPT1Trainer, spec: TaskSpec, split: str, dataset, raw_rows
         if len(unscored):
             results[split][f"eval_{split}_unscored_rows"] = len(unscored)
             line += f" ({len(unscored)} rows without a gold label predicted, not scored)"
+    clipped = submission_scores(spec, preds.tolist())[1] if glue and spec.is_regression else 0
+    if clipped:  # the GLUE server takes STS-B scores in [0, 5]: the file holds the nearest bound
+        low, high = spec.label_range
+        results[f"{split}_clipped_to_label_range"] = clipped
+        line += f"; {clipped} scores outside [{low:g}, {high:g}] written as the nearest bound"
     return line

@@ -25,6 +25,7 @@ __all__ = [
     "cpu_only",
     "loader_workers_default",
     "on_cuda",
+    "quiet_replicas",
     "settle_launch",
     "tf32_default",
 ]
@@ -71,6 +72,14 @@ def accelerator_config_default() -> dict[str, Any] | None:
     return {"non_blocking": True} if torch.cuda.is_available() else None
 
 
+def quiet_replicas(args: TrainingArguments) -> None:
+    """Under several processes, only the main one logs warnings: the others log at `--log_level_replica`."""
+    if args.process_index > 0:
+        level = args.get_process_log_level()
+        transformers_logging.set_verbosity(level)
+        logging.getLogger("hf_gpt1").setLevel(level)
+
+
 def settle_launch(args: TrainingArguments) -> list[str]:
     """Makes the launch's environment decisions, once, when a run starts (before the model loads); returns the notes
     the start screen prints: what the launch does that differs from what it asked for.
@@ -80,10 +89,7 @@ def settle_launch(args: TrainingArguments) -> list[str]:
       follows (`ACCELERATE_USE_FSDP=false`), or transformers would load the weights for FSDP's rank-0 broadcast (meta
       tensors on the other ranks, which DDP cannot move).
     """
-    if args.process_index > 0:
-        level = args.get_process_log_level()
-        transformers_logging.set_verbosity(level)
-        logging.getLogger("hf_gpt1").setLevel(level)
+    quiet_replicas(args)
     notes = []
     # `accelerate launch` sets MASTER_PORT when asked for several processes, and WORLD_SIZE when it started them.
     if args.world_size == 1 and "MASTER_PORT" in os.environ and "WORLD_SIZE" not in os.environ:

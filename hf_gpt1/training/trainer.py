@@ -116,7 +116,7 @@ class GPT1Trainer(Trainer):
                 result = super().train(*args, **kwargs)
         except TrainingError:
             raise
-        except (OSError, RuntimeError) as err:
+        except Exception as err:  # any writer's failure (Python's, torch's, safetensors' own error type) mid-save
             folder = self._writing_checkpoint
             if folder is None or (Path(folder) / COMPLETE_MARKER).exists():
                 raise

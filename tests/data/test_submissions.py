@@ -77,3 +77,11 @@ def test_a_read_only_disk_is_not_told_to_free_space(rte_model, glue_slice, tmp_p
     fail_writes_to(monkeypatch, "RTE.tsv", OSError(errno.EROFS, "Read-only file system"))
     error = run_cli(capsys, lambda: glue_main(predict_args(rte_model, glue_slice, out)))
     assert "read-only" in error and "free space" not in error.lower(), error
+
+
+def test_a_glue_submission_holds_the_scores_the_server_takes(tmp_path):
+    """STS-B scores outside [0, 5] (a linear head's raw output) are written as the nearest bound."""
+    from hf_gpt1.data.submissions import write_glue_submission
+
+    path = write_glue_submission("stsb", [5.4, -0.2, 3.0], tmp_path)
+    assert path.read_text().splitlines()[1:] == ["0\t5.000", "1\t0.000", "2\t3.000"]

@@ -5,6 +5,7 @@ averages (MNLI the mean of matched and mismatched), and the golden REPORT.md."""
 
 from __future__ import annotations
 
+import errno
 import json
 import re
 from dataclasses import dataclass
@@ -95,6 +96,26 @@ def test_report_rows_follow_the_comparability_rules(runs, capsys):
         "no_aux_lm",
     }
     assert (runs / "REPORT.md").read_text() == GOLDEN.read_text() and capsys.readouterr().out == GOLDEN.read_text()
+
+
+@pytest.mark.parametrize("failure", [errno.EROFS, errno.EACCES])
+def test_report_of_a_read_only_copy_prints_the_table_and_says_what_it_did_not_write(
+    runs, capsys, monkeypatch, failure
+):
+    """The runs are only in that folder: the table is printed, then one line saying its files are not saved."""
+    import os
+
+    from hf_gpt1.tools import reproduce_report
+
+    def refuse(path, *args, **kwargs):
+        raise (PermissionError if failure == errno.EACCES else OSError)(failure, os.strerror(failure), str(path))
+
+    monkeypatch.setattr(reproduce_report, "write_json_atomic", refuse)
+    with pytest.raises(SystemExit) as stopped:
+        main(["report", "--output_dir", str(runs)])
+    out, err = capsys.readouterr()
+    assert stopped.value.code == 1 and out == GOLDEN.read_text()
+    assert f"error: the table above is not saved: results.json and REPORT.md could not be written in {runs}" in err
 
 
 SERVER = {"CoLA": 41.0, "SST-2": 90.5, "MRPC": "81.0/74.2", "STS-B": "80.0/79.1", "QQP": "69.0/88.0",
@@ -214,6 +235,25 @@ def test_submit_pack_refuses_a_file_that_does_not_match_its_test_split(glue_slic
     with pytest.raises(ValueError, match=problem + ".*run .*seed-0 again"):
         main(["submit-pack", "--output_dir", str(root), "--partial"])
     assert not (root / "glue_submission.zip").exists()
+
+
+def test_submit_pack_clips_a_regression_heads_scores_to_the_servers_range_and_says_how_many(glue_slice, tmp_path,
+                                                                                          capsys):  # fmt: skip
+    """A linear head's STS-B outputs fall outside [0, 5]: the run's own file is packed, its scores clipped to the
+    range the server takes, and the count is said (the runs now write them clipped; older files are clipped here)."""
+    import zipfile
+
+    root = tmp_path / "reproduce"
+    _predicted(root, "stsb", 0, 0.8, glue_slice)
+    path = root / "stsb" / "full" / "seed-0" / "STS-B.tsv"
+    lines = path.read_text().splitlines()
+    lines[1], lines[2] = lines[1].replace("2.500", "5.412"), lines[2].replace("2.500", "-0.300")
+    path.write_text("\n".join(lines) + "\n")
+    record = main(["submit-pack", "--output_dir", str(root), "--partial"])
+    assert record["files"]["STS-B.tsv"]["clipped_to_label_range"] == 2
+    assert "2 scores outside [0, 5] packed as the nearest bound" in capsys.readouterr().out
+    packed = zipfile.ZipFile(root / "glue_submission.zip").read("STS-B.tsv").decode().splitlines()
+    assert packed[1].endswith("\t5.000") and packed[2].endswith("\t0.000") and packed[3].endswith("\t2.500")
 
 
 @pytest.mark.parametrize(

@@ -169,10 +169,22 @@ def test_a_long_run_keeps_three_checkpoints_by_default(limit, kept, tmp_path):
     assert sorted(int(p.name.split("-")[1]) for p in (tmp_path / "out").glob("checkpoint-*")) == kept
 
 
-@pytest.mark.parametrize("failure", ["ENOSPC", "torch writer"])
+@pytest.mark.parametrize("failure", ["ENOSPC", "torch writer", "safetensors writer"])
 def test_a_full_disk_stops_with_one_line_naming_the_checkpoint_to_resume(failure, tmp_path, monkeypatch):
+    """Whichever writer finds the disk full (Python's, torch's for the optimizer, safetensors' for the weights)."""
+    import transformers.modeling_utils
+    from safetensors import SafetensorError
+
     trainer = lm_trainer(tmp_path, max_steps=8, save_strategy="steps", save_steps=4)
     original = GPT1Trainer._save_optimizer_and_scheduler
+    save_weights = transformers.modeling_utils.safe_save_file
+
+    def weights_or_fail(tensors, filename, *args, **kwargs):
+        if failure == "safetensors writer" and "checkpoint-8" in str(filename):
+            raise SafetensorError("Error while serializing: I/O error: No space left on device (os error 28)")
+        return save_weights(tensors, filename, *args, **kwargs)
+
+    monkeypatch.setattr(transformers.modeling_utils, "safe_save_file", weights_or_fail)
 
     def save_or_fail(self, output_dir):
         if output_dir.endswith("checkpoint-8"):
