@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PATH_FLAGS",
+    "changed_input",
     "comparable_path",
     "comparable_paths",
     "content_cache_dir",
@@ -127,6 +128,16 @@ def input_digests(
         if files:
             digests[flag] = files
     return digests
+
+
+def changed_input(inputs: Mapping[str, Mapping[str, str]]) -> str | None:
+    """The first file of a run's recorded inputs ([`input_digests`]: `{flag: {path: sha256}}`) that is gone or now
+    differs, or None."""
+    for files in inputs.values():
+        for path, digest in files.items():
+            if not Path(path).is_file() or file_digest(path) != digest:
+                return path
+    return None
 
 
 def refuse_repeated_inputs(inputs: Mapping[str, Iterable[str | os.PathLike]]) -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..data.atomic import WRITE_FAILURES, write_bytes_atomic, write_json_atomic, write_text_atomic
-from ..data.fingerprint import file_digest
+from ..data.fingerprint import changed_input
 from ..data.submissions import submission_scores
 from ..data.tasks import get_task
 from .paper_results import CONDITIONS, PAPER_RESULTS, TABLE5_AVERAGES, TABLE5_TASKS, PaperResult
@@ -159,15 +159,6 @@ def run_evidence_problem(folder: Path, argv: Sequence[str], model: str, data_sha
         return f"trained on other rows (data digest {str(read)[:12]}, the plan: {data_sha256[:12]})"
     changed = changed_input(record.get("inputs", {}))
     return None if changed is None else f"its input {changed} changed (or went) since it ran"
-
-
-def changed_input(inputs: Mapping[str, Mapping[str, str]]) -> str | None:
-    """The first file of a run's recorded inputs (`{flag: {path: sha256}}`) that is gone or now differs, or None."""
-    for files in inputs.values():
-        for path, digest in files.items():
-            if not Path(path).is_file() or file_digest(path) != digest:
-                return path
-    return None
 
 
 def our_score(row: PaperResult, results: Mapping[str, Any]) -> tuple[float, str] | None:

@@ -948,3 +948,23 @@ def test_the_plan_compiles_a_long_bf16_run_on_cuda_by_default(tiny, glue_slice, 
         assert note.startswith(f"torch.compile: {'on' if expected else 'off'} by default ({max_steps:,} updates"), note
     else:
         assert plan.notes == ()
+
+
+def test_execute_refuses_inputs_changed_since_the_plan(tiny, glue_slice, tmp_path):
+    """The plan records its inputs' digests; a model file replaced before the execution is refused in one line, with
+    nothing trained or written."""
+    import shutil
+
+    from hf_gpt1.training.arguments import DataArguments, GPT1TrainingArguments, ModelArguments
+    from hf_gpt1.training.finetune import execute_finetuning, plan_finetuning
+
+    model = shutil.copytree(tiny, tmp_path / "model")
+    args = GPT1TrainingArguments(output_dir=str(tmp_path / "out"), max_steps=1, report_to="none", do_predict=False)
+    plan = plan_finetuning(
+        ModelArguments(model_name_or_path=str(model)), DataArguments(task="rte", data_dir=str(glue_slice)), args
+    )
+    weights = model / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:-8] + bytes(8))  # the same size, other weights
+    with pytest.raises(ValueError, match=f"{weights} changed after this run was planned"):
+        execute_finetuning(plan)
+    assert not (tmp_path / "out").exists()
