@@ -56,20 +56,28 @@ signatures against the installed transformers, so a release that changes one fai
 
 @contextlib.contextmanager
 def _rotation_after_completion() -> Iterator[None]:
-    """Withholds Trainer's own checkpoint rotation while training: it runs at the end of `Trainer._save_checkpoint`,
-    before `CheckpointCompletion` marks the new checkpoint complete, so a kill in between could leave no complete
-    checkpoint. `CheckpointCompletion` applies the same `save_total_limit` after the marker. The one reach into
-    transformers' internals (`transformers.trainer.rotate_checkpoints`): tests/training/test_trainer.py pins it."""
-    rotate = transformers_trainer.rotate_checkpoints
+    """Withholds Trainer's own checkpoint deletions while training. Its rotation runs at the end of
+    `Trainer._save_checkpoint`, before `CheckpointCompletion` marks the new checkpoint complete, so a kill in between
+    could leave no complete checkpoint; `CheckpointCompletion` applies the same `save_total_limit` after the marker.
+    At the end of training, under `save_total_limit == 1`, Trainer deletes every checkpoint but the best, the newest
+    included, although the run (its evaluation and predictions) has not finished: the newest complete checkpoint is
+    what `--resume` continues from, so both stay. The one reach into transformers' internals
+    (`transformers.trainer.rotate_checkpoints` and `sort_checkpoints`): tests/training/test_trainer.py pins both."""
+    rotate, listed = transformers_trainer.rotate_checkpoints, transformers_trainer.sort_checkpoints
     transformers_trainer.rotate_checkpoints = _no_rotation
+    transformers_trainer.sort_checkpoints = _no_checkpoints
     try:
         yield
     finally:
-        transformers_trainer.rotate_checkpoints = rotate
+        transformers_trainer.rotate_checkpoints, transformers_trainer.sort_checkpoints = rotate, listed
 
 
 def _no_rotation(*args: Any, **kwargs: Any) -> None:
     return None
+
+
+def _no_checkpoints(*args: Any, **kwargs: Any) -> list[str]:
+    return []
 
 
 class GPT1Trainer(Trainer):

@@ -132,8 +132,8 @@ def test_evaluation_reports_the_heads_own_l2_with_its_label_smoothing(tmp_path):
 # ------------------------------------------------------------------------------------------------ checkpoints
 
 
-class KillAt(Exception):
-    pass
+class KillAt(BaseException):
+    """A kill, injected at one moment: like SIGKILL, no handler of the code under test sees it."""
 
 
 def test_rotation_never_deletes_the_last_complete_checkpoint(tmp_path, monkeypatch):
@@ -153,6 +153,24 @@ def test_rotation_never_deletes_the_last_complete_checkpoint(tmp_path, monkeypat
     out = tmp_path / "out"
     assert (out / "checkpoint-8").is_dir()  # its files were written ...
     assert last_complete_checkpoint(out) == str(out / "checkpoint-4")  # ... and the previous one is still there
+
+
+def test_the_newest_checkpoint_is_kept_beside_the_best_when_training_ends(tmp_path):
+    """`--save_total_limit 1` with the best checkpoint kept (here the first, by a rising eval loss): when training
+    ends, the newest complete checkpoint stays too (transformers alone deletes all but the best), so a kill while
+    the test split is predicted resumes from the newest, not from the best's older step."""
+    args = arguments(
+        tmp_path, per_device_train_batch_size=4, max_steps=12, save_strategy="steps", save_steps=4,
+        eval_strategy="steps", eval_steps=4, save_total_limit=1, load_best_model_at_end=True,
+        metric_for_best_model="loss", greater_is_better=True,
+    )  # fmt: skip
+    trainer = GPT1Trainer(model=GPT1LMHeadModel(tiny_config()), args=args, train_dataset=lm_windows(16),
+                          eval_dataset=lm_windows(8), data_collator=default_data_collator)  # fmt: skip
+    trainer.train()
+    out = tmp_path / "out"
+    assert trainer.state.best_model_checkpoint == str(out / "checkpoint-4")
+    assert sorted(p.name for p in out.glob("checkpoint-*")) == ["checkpoint-12", "checkpoint-4"]
+    assert last_complete_checkpoint(out) == str(out / "checkpoint-12")
 
 
 def test_rotation_after_completion(tmp_path):
@@ -416,6 +434,15 @@ def test_trainer_rotates_checkpoints_where_gpt1_trainer_withholds_it():
         "hf_gpt1.training.trainer._rotation_after_completion against it."
     )
     assert callable(transformers_trainer.rotate_checkpoints)
+    # the end of training lists the checkpoints through `sort_checkpoints` only to delete them (save_total_limit 1)
+    finalize = inspect.getsource(Trainer._finalize_training)
+    assert "sort_checkpoints(" in finalize and "shutil.rmtree(checkpoint" in finalize, (
+        f"transformers {transformers.__version__} changed how training ends with save_total_limit 1: re-check "
+        "hf_gpt1.training.trainer._rotation_after_completion against it."
+    )
+    assert [line for line in inspect.getsource(transformers_trainer).splitlines() if "sort_checkpoints(" in line] == [
+        line for line in finalize.splitlines() if "sort_checkpoints(" in line
+    ], "sort_checkpoints has another use in transformers.trainer: withholding it would change that use too"
 
 
 def test_trainer_finds_one_label_column_for_the_language_model():
