@@ -46,6 +46,22 @@ def _read_json(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
+# Model ids from before the Hub's organisations, which the Hub still resolves (redirects) to their organisation's repo.
+LEGACY_HUB_IDS = {"openai-gpt": "openai-community/openai-gpt"}
+
+
+def canonical_hub_id(name: str | None) -> str | None:
+    """A Hub model id as the Hub resolves it: a legacy id without an organisation ([`LEGACY_HUB_IDS`], or the id the
+    Hub answers with when it is reachable) becomes its repository's `org/name`; other names are returned as given."""
+    if not name or "/" in name or os.path.exists(name):
+        return name
+    if name in LEGACY_HUB_IDS:
+        return LEGACY_HUB_IDS[name]
+    with contextlib.suppress(Exception):  # offline, or no such model: the name stays as it was given
+        return HfApi().model_info(name).id
+    return name
+
+
 def _is_hub_id(name: str | None, run: dict[str, Any]) -> bool:
     """Whether `name` is a Hub repository: `base_model` metadata must name one. A folder the run read its weights
     from (recorded among its local inputs) is local wherever the card is written, also where it is not (another
@@ -70,6 +86,21 @@ def _eval_metrics(results: dict[str, Any]) -> tuple[dict[str, dict[str, float]],
         if constant:
             baselines[split] = constant
     return scores, baselines
+
+
+def _evaluated_rows(results: dict[str, Any], data: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """The splits a run scored on part of their rows (`--max_eval_samples`), each as the model-index names it: the
+    split as `datasets` slices it (`validation[:8]`) and the words for its name (`, the first 8 of 277 rows`)."""
+    subsets = {}
+    for split, counts in (results.get("evaluated_rows") or {}).items():
+        if counts["rows"] < counts["of"]:
+            subsets[split] = (f"{split}[:{counts['rows']}]", f", the first {counts['rows']} of {counts['of']} rows")
+    if data.get("max_eval_samples") and "evaluated_rows" not in results:  # a run recorded before the counts were
+        limit = data["max_eval_samples"]
+        for split in results:
+            if isinstance(results[split], dict) and any(key.startswith(f"eval_{split}_") for key in results[split]):
+                subsets[split] = (f"{split}[:{limit}]", f", at most the first {limit} rows")
+    return subsets
 
 
 # The licences of base models whose licence is known; a card on another base states the licence its own card (in the
@@ -175,6 +206,10 @@ def card_facts(
     results = _read_json(folder / RESULTS_FILE)
     data = run.get("data", {})
     base_model = base_model or run.get("model", {}).get("model_name_or_path")
+    if base_model == run.get("model", {}).get("model_name_or_path") and "--model_name_or_path" not in run.get(
+        "inputs", {}
+    ):  # read from the Hub: named as the Hub names it
+        base_model = canonical_hub_id(base_model)
     snapshot = hub_snapshot(base_model)
     if snapshot is not None:  # a Hub model read from the cache at a commit: the card names the Hub id
         license = license or BASE_LICENSES.get(snapshot[0]) or _snapshot_license(base_model)
@@ -202,13 +237,15 @@ def card_facts(
 
     from_hub = spec is not None and spec.hub is not None and source.startswith("the Hub")
     dataset = spec.hub[0] if from_hub else (spec.name if spec else None)  # a Hub id only when the run read it
+    evaluated = _evaluated_rows(results, data)
     eval_results = [
         EvalResult(
             task_type=pipeline_tag or "text-classification",
             dataset_type=dataset,
-            dataset_name=f"{spec.name} ({split})" if from_hub else f"{spec.name} ({split}, {source})",
+            dataset_name=f"{spec.name} ({split}{evaluated[split][1] if split in evaluated else ''}"
+            + (")" if from_hub else f", {source})"),
             dataset_config=spec.hub[1] if from_hub else None,
-            dataset_split=split,
+            dataset_split=evaluated[split][0] if split in evaluated else split,
             metric_type=name,
             metric_value=round(float(value), 4),
         )

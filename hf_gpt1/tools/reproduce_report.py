@@ -232,8 +232,9 @@ def report_rows(
     `split`, `paper`, `paper_split`, `source`, `seeds` (the counted runs'), `planned_seeds`, `excluded` (seed: why),
     `complete`, `median`, `test_server`, `like_for_like`, `delta`, `note`), and Table 5's average per condition
     (`ours` over the medians of its eight tasks when all are complete, `paper`, and `test_server` over the server's
-    scores when all are given). A row is complete when every planned seed counted and the plan is not a smoke run;
-    only a complete row gets a Δ. `test_server` is [`read_glue_test_results`]'s."""
+    scores of complete rows when all are given). A row is complete when every planned seed counted and the plan is
+    not a smoke run; only a complete row gets a Δ or `like_for_like`, whatever the source of its number (the GLUE
+    server's scores of its predictions included). `test_server` is [`read_glue_test_results`]'s."""
     rows = []
     for published in (r for r in PAPER_RESULTS if r.table in set(tables)):
         row_runs = runs.get((published.task, published.condition), RowRuns())
@@ -247,8 +248,8 @@ def report_rows(
         complete = planned > 0 and len(seeds) == planned and not row_runs.smoke
         server = _server_score(published, (test_server or {}).get(published.condition, {}))
         median = round(statistics.median(seeds.values()), 2) if seeds else None
-        if published.split == "glue_test_server":
-            same_split, ours = server is not None, server
+        if published.split == "glue_test_server":  # the server scored the runs' predictions: their rules apply
+            same_split, ours = server is not None and complete, server
             note = "" if server is not None else GLUE_DEV_NOTE
         else:
             same_split, ours = split is not None and split.startswith("test") and complete, median
@@ -289,7 +290,10 @@ def report_rows(
             averages[condition] = {
                 "paper": paper,
                 "ours": _mean_of(complete, "median"),
-                "test_server": _mean_of(table5, "test_server"),
+                "test_server": _mean_of(
+                    {task: {"test_server": r["test_server"] if r["complete"] else None} for task, r in table5.items()},
+                    "test_server",
+                ),
                 "tasks": len([t for t in TABLE5_TASKS if complete.get(t, {}).get("median") is not None]),
             }
     return rows, averages

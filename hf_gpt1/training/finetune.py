@@ -242,6 +242,8 @@ def execute_finetuning(plan: FinetunePlan, notes: Sequence[str] = ()) -> dict[st
 
         # validation metrics of the model in hand (logged when it was evaluated during training), test predictions
         results: dict[str, Any] = {"task": spec.name, "data_sha256": plan.data_sha256}
+        # how much of each evaluated split was scored (--max_eval_samples): a card claims a subset as one
+        results["evaluated_rows"] = {s: {"rows": processed[s].num_rows, "of": raw[s].num_rows} for s in eval_names}
         lines = []
         best = trainer.state.best_model_checkpoint if args.load_best_model_at_end else None
         if best is not None:

@@ -225,6 +225,40 @@ def test_a_run_from_a_pinned_hub_snapshot_names_its_base_model_and_licence(runs,
     assert "base_model: someone/gpt1-books" in front and "license: cc-by-4.0" in front
 
 
+def test_a_run_from_a_legacy_hub_id_names_the_repo_the_hub_resolves_it_to(runs, tmp_path):
+    """`--model_name_or_path openai-gpt` (an id from before the Hub's organisations) is
+    `openai-community/openai-gpt`: the card names that base model, with its licence, not a local checkpoint."""
+    import shutil
+
+    run_dir = tmp_path / "run"
+    shutil.copytree(runs / "stsb", run_dir)
+    run = json.loads((run_dir / RUN_FILE).read_text())
+    run["model"]["model_name_or_path"] = "openai-gpt"
+    (run_dir / RUN_FILE).write_text(json.dumps(run))
+    card = model_card(run_dir, "me/gpt1-stsb")
+    front = card.split("---\n")[1]
+    assert "base_model: openai-community/openai-gpt" in front and "license: mit" in front
+    assert "**Base model:** `openai-community/openai-gpt`" in card
+
+
+def test_the_model_index_claims_a_subset_of_a_split_only_as_that_subset(runs, tmp_path):
+    """`--max_eval_samples 8` scored 8 of the split's rows: the model-index entry names the slice and the count."""
+    import shutil
+
+    run_dir = tmp_path / "run"
+    shutil.copytree(runs / "stsb", run_dir)
+    results = json.loads((run_dir / "all_results.json").read_text())
+    (run_dir / "all_results.json").write_text(
+        json.dumps({**results, "evaluated_rows": {"validation": {"rows": 8, "of": 40}}})
+    )
+    (entry,) = card_facts(run_dir, "me/gpt1-stsb")["card_data"].eval_results
+    assert entry.dataset_split == "validation[:8]" and "the first 8 of 40 rows" in entry.dataset_name
+    whole = {**results, "evaluated_rows": {"validation": {"rows": 40, "of": 40}}}
+    (run_dir / "all_results.json").write_text(json.dumps(whole))
+    (entry,) = card_facts(run_dir, "me/gpt1-stsb")["card_data"].eval_results
+    assert entry.dataset_split == "validation" and "rows" not in entry.dataset_name
+
+
 def test_the_model_index_names_a_hub_dataset_only_when_the_run_read_it(runs, tmp_path):
     import shutil
 

@@ -610,6 +610,25 @@ def test_a_smoke_run_is_incomplete_and_gets_no_delta(tmp_path):
     assert snli["note"] == "incomplete: smoke budget (--max_train_samples 48)"
 
 
+def test_a_smoke_row_scored_by_the_glue_server_gets_no_delta_either(tmp_path):
+    """The server's number for a smoke run's predictions follows the same rule as ours: an incomplete row gets no Δ
+    and is not like for like, and Table 5's server average counts only complete rows."""
+    root = tmp_path / "reproduce"
+    folder = _run(root, "rte", "full", 0, validation={"accuracy": 0.6})
+    plan = json.loads((root / "plan.json").read_text())
+    plan["runs"][0]["argv"] += ["--max_train_samples", "48"]
+    (root / "plan.json").write_text(json.dumps(plan))
+    record_path = folder.parent / "seed-0.argv.json"
+    record_path.write_text(json.dumps({**json.loads(record_path.read_text()), "argv": plan["runs"][0]["argv"]}))
+    scores = tmp_path / "server.json"
+    scores.write_text(json.dumps({"RTE": 53.1}))
+    report = main(["report", "--output_dir", str(root), "--tables", "2", "5", "--glue_test_results", str(scores)])
+    rte = next(r for r in report["rows"] if r["table"] == 2 and r["column"] == "RTE")
+    assert rte["test_server"] == 53.1 and not rte["complete"]
+    assert rte["delta"] is None and rte["like_for_like"] is False
+    assert report["averages"]["full"]["test_server"] is None
+
+
 def test_a_folder_without_a_plan_gives_no_table(tmp_path):
     (tmp_path / "rte" / "full" / "seed-0").mkdir(parents=True)
     (tmp_path / "rte" / "full" / "seed-0" / "all_results.json").write_text("{}")

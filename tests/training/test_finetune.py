@@ -331,6 +331,7 @@ def test_a_model_that_answers_one_class_is_flagged(tiny_lm, glue_slice, tmp_path
     results = glue([*argv, "--max_eval_samples", "20"])
     printed = capsys.readouterr().out
     assert "validation (20 rows, the first 20 (--max_eval_samples)): accuracy " in printed
+    assert results["evaluated_rows"]["validation"]["rows"] == 20 < results["evaluated_rows"]["validation"]["of"]
     assert "model_preparation_time" not in printed[printed.index("== glue rte") :]  # the summary: a timing, no score
     expected = [
         "validation: every prediction is 'not_entailment': the model answers the same whatever the input (check the "
