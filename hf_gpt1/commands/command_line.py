@@ -20,6 +20,7 @@ import shlex
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,10 +33,12 @@ from ..data.strict_files import load_strict
 from ..errors import ArgumentProblems, PackingError, TrainingError, TrainingInterrupted
 
 __all__ = [
+    "DRIVER_PID",
     "argument_file_argv",
     "canonical_argv",
     "canonical_name",
     "command_errors",
+    "follow_driver",
     "load_yaml",
     "parse_recipe_args",
     "run_recipe",
@@ -265,11 +268,38 @@ def _factory_defaults(parser: HfArgumentParser, dataclass_types: Sequence[type])
 
 
 class _Terminated(BaseException):
-    """SIGTERM outside training (training handles its own: `GracefulStop`)."""
+    """SIGTERM or SIGHUP (a closed terminal) outside training (training handles its own: `GracefulStop`)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
 
 
 def _terminate(signum, frame) -> None:
-    raise _Terminated
+    raise _Terminated(signum)
+
+
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+DRIVER_PID = "HF_GPT1_DRIVER_PID"
+"""Set by a driver (`hf-gpt1 reproduce run`) for the runs it starts, each in a session of its own: a run whose
+driver is gone, whatever killed it, stops as on SIGTERM (a checkpoint, then the end), instead of training on unseen."""
+
+
+def follow_driver(poll_s: float = 0.5) -> None:
+    """Under a driver ([`DRIVER_PID`]): a daemon thread that sends this process SIGTERM once its parent is no longer
+    the driver (the driver died; this process was handed to another parent), at once if that happened already."""
+    driver = os.environ.get(DRIVER_PID)
+    if not driver:
+        return
+
+    def watch() -> None:
+        while os.getppid() == int(driver):
+            time.sleep(poll_s)
+        print(f"note: the driver (pid {driver}) is gone: this run stops as on SIGTERM.", file=sys.stderr, flush=True)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="follow-driver", daemon=True).start()
 
 
 def _in_main_thread() -> bool:
@@ -311,19 +341,22 @@ def command_errors() -> Iterator[None]:
         `SystemExit`: 2 after printing `error: <message>` for an input problem (`ValueError` / `KeyError` with the
             cause and the fix, an `OSError` naming the path, a stopped training's `TrainingError`, a dead packing
             worker's `PackingError`; argument problems of a multi-process launch are printed by its main process
-            only); 128 + the signal's number for SIGTERM or Ctrl-C, after printing the command that continues a
-            run that checkpointed (`TrainingInterrupted`) or, at any other moment, that nothing more was written.
+            only); 128 + the signal's number for SIGTERM, SIGHUP or Ctrl-C, after printing the command that
+            continues a run that checkpointed (`TrainingInterrupted`) or, at any other moment, that nothing more was
+            written.
     """
-    previous = signal.signal(signal.SIGTERM, _terminate) if _in_main_thread() else None
+    previous = {signum: signal.signal(signum, _terminate) for signum in _STOP_SIGNALS} if _in_main_thread() else {}
+    follow_driver()
     try:
         yield
     except TrainingInterrupted as err:
         print(f"{err} Continue with:\n  {resume_command()}", file=sys.stderr, flush=True)
         raise SystemExit(128 + err.signum) from None
     except (KeyboardInterrupt, _Terminated) as err:
-        name = "SIGTERM" if isinstance(err, _Terminated) else "Ctrl-C"
+        signum = err.signum if isinstance(err, _Terminated) else signal.SIGINT
+        name = signal.Signals(signum).name if isinstance(err, _Terminated) else "Ctrl-C"
         print(f"error: stopped by {name}; nothing more was written.", file=sys.stderr, flush=True)
-        raise SystemExit(128 + (signal.SIGTERM if isinstance(err, _Terminated) else signal.SIGINT)) from None
+        raise SystemExit(128 + signum) from None
     except (ValueError, KeyError, OSError, TrainingError, PackingError) as err:
         if os.environ.get("HF_GPT1_TRACEBACK"):
             raise
@@ -335,8 +368,8 @@ def command_errors() -> Iterator[None]:
         print(f"error: {message}\n(HF_GPT1_TRACEBACK=1 shows where it was raised)", file=sys.stderr)
         raise SystemExit(2) from None
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     # Trainer leaves the process group of a multi-process launch open: wait for every rank, then close it cleanly.
     if torch.distributed.is_available() and torch.distributed.is_initialized():
         torch.distributed.barrier()

@@ -54,7 +54,7 @@ from ..tools.reproduce import (
     run_state,
     task_data,
 )
-from ..tools.reproduce_report import PLAN_FILE, pack_glue_submission, write_report
+from ..tools.reproduce_report import PLAN_FILE, collect_runs, pack_glue_submission, write_report
 from .command_line import ARGUMENT_FILE_SUFFIXES, parse_recipe_args
 
 __all__ = ["ACTIONS", "MatrixArguments", "ReportArguments", "SubmitPackArguments", "main"]
@@ -310,6 +310,12 @@ def _matrix(action: str, args: MatrixArguments, extra: list[str]) -> dict:
     if outcome["failed"] or not_started:
         print("error: the reproduction is incomplete: the failed runs' errors are above and in failures.json; run "
               "the same command again to continue", file=sys.stderr)  # fmt: skip
+        raise SystemExit(1)
+    uncounted = [f"{task} {condition} seed {seed}: {why}" for (task, condition), row in collect_runs(args.output_dir)
+                 .items() for seed, why in row.excluded.items()]  # fmt: skip
+    if uncounted:  # every planned run ran or was reused, yet the report cannot count one
+        print(f"error: {len(uncounted)} planned run(s) are not counted by the report: {uncounted[0]}",
+              file=sys.stderr)  # fmt: skip
         raise SystemExit(1)
     return {**outcome, "rows": rows, "averages": averages}
 

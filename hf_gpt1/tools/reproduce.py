@@ -39,14 +39,14 @@ from typing import Any
 
 import datasets
 
+from ..commands.command_line import DRIVER_PID
 from ..data.atomic import write_json_atomic
 from ..data.files import glue_file, load_task_splits
-from ..data.fingerprint import PATH_FLAGS, comparable_path
 from ..data.hub_access import hub_access
 from ..data.tasks import TaskSpec
 from ..module_names import moved_names
-from ..training.output_dir import RUN_FILE
-from .reproduce_report import RECORD_SUFFIX, changed_input
+from ..training.output_dir import RUN_FILE, OutputDirLock
+from .reproduce_report import RECORD_SUFFIX, changed_input, comparable_argv, run_evidence_problem
 
 __all__ = [
     "PlannedRun",
@@ -288,17 +288,6 @@ def run_state(run: PlannedRun) -> str:
     return "other" if changed_input(identity.get("inputs", {})) else "done"
 
 
-def comparable_argv(argv: Sequence[str]) -> tuple[str, ...]:
-    """A run's arguments with each local path spelt one way (`glue/`, `./glue` and `glue` are one folder), so that a
-    finished run is reused whatever spelling named its data."""
-    words = list(argv)
-    flags = {f"--{name}" for name in (*PATH_FLAGS, "output_dir")}
-    for i, word in enumerate(words[:-1]):
-        if word in flags:
-            words[i + 1] = str(comparable_path(words[i + 1]))
-    return tuple(words)
-
-
 def _record_path(run: PlannedRun) -> Path:
     return run.folder.parent / f"{run.folder.name}{RECORD_SUFFIX}"
 
@@ -318,6 +307,7 @@ def execute(runs: Sequence[PlannedRun], output_dir: str | Path, devices: Sequenc
 
     def work(device: str, finished: threading.Event) -> None:
         env = {**os.environ, **({} if device == "cpu" else {"CUDA_VISIBLE_DEVICES": device})}
+        env[DRIVER_PID] = str(os.getpid())  # each run stops once this driver is gone (`follow_driver`)
         try:
             while not stopping.is_set():
                 try:
@@ -360,8 +350,16 @@ def _run_one(
     run: PlannedRun, where: str, env: dict, running: dict, stopping: threading.Event
 ) -> tuple[str | None, Any]:
     """One run of the queue: `(outcome key, entry)`, or `(None, None)` for a run stopped by Ctrl-C or SIGTERM."""
+    if not _wait_for_live_run(run, where, stopping):
+        return None, None
     state = run_state(run)
     if state == "done":
+        if not _finished_record(run):  # it finished after its driver was gone: its evidence is written now
+            _write_evidence(run)
+        problem = run_evidence_problem(run.folder, run.argv, run.model, run.data_sha256)
+        if problem is not None:  # never "reused" for a run the report would not count
+            print(f"{where}: not reused: {problem}", flush=True)
+            return "failed", {"folder": str(run.folder), "error": problem}
         print(f"{where}: reused (finished with these arguments and inputs)", flush=True)
         return "reused", str(run.folder)
     if state == "other":
@@ -398,8 +396,32 @@ def _run_one(
         return "ran", str(run.folder)
     lines = [line for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
     error = next((line for line in reversed(lines) if line.startswith("error:")), lines[-1] if lines else "")
+    if returncode < 0:  # killed by a signal (the OOM killer's SIGKILL, say): that is why it ended
+        error = f"killed by {signal.Signals(-returncode).name} (signal {-returncode}); its log ends: {error}"
     print(f"{where}: failed: {error} (the queue goes on; its console: {log})", flush=True)
     return "failed", {"folder": str(run.folder), "error": error, "log": str(log)}
+
+
+def _wait_for_live_run(run: PlannedRun, where: str, stopping: threading.Event, poll_s: float = 1.0) -> bool:
+    """Waits while a live process holds the run's folder (a run of an earlier driver of this queue, which stops on
+    its own once its driver is gone): never a second run beside it. False if the queue was stopped meanwhile."""
+    lock = OutputDirLock(run.folder)
+    said = False
+    while (holder := lock.in_use()) is not None:
+        if not said:
+            print(f"{where}: waiting: {run.folder} is held by a live run ({holder}), which stops on its own now "
+                  "that its driver is gone", flush=True)  # fmt: skip
+            said = True
+        if stopping.wait(poll_s):
+            return False
+    return True
+
+
+def _finished_record(run: PlannedRun) -> bool:
+    try:
+        return json.loads(_record_path(run).read_text()).get("finished") is True
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 def _write_evidence(run: PlannedRun) -> None:

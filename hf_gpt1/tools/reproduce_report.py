@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..data.atomic import WRITE_FAILURES, write_bytes_atomic, write_json_atomic, write_text_atomic
-from ..data.fingerprint import changed_input
+from ..data.fingerprint import PATH_FLAGS, changed_input, comparable_path
 from ..data.submissions import submission_scores
 from ..data.tasks import get_task
 from .paper_results import CONDITIONS, PAPER_RESULTS, TABLE5_AVERAGES, TABLE5_TASKS, PaperResult
@@ -127,6 +127,17 @@ def collect_runs(output_dir: str | Path) -> dict[tuple[str, str], RowRuns]:
     return rows
 
 
+def comparable_argv(argv: Sequence[str]) -> tuple[str, ...]:
+    """A run's arguments with each local path spelt one way (`glue/`, `./glue` and `glue` are one folder), so that a
+    finished run is reused whatever spelling named its data."""
+    words = list(argv)
+    flags = {f"--{name}" for name in (*PATH_FLAGS, "output_dir")}
+    for i, word in enumerate(words[:-1]):
+        if word in flags:
+            words[i + 1] = str(comparable_path(words[i + 1]))
+    return tuple(words)
+
+
 def smoke_flags(argv: Sequence[str]) -> list[str]:
     """The arguments of `argv` that cut the paper's budget (fewer rows, steps or epochs): a smoke run's."""
     flags = []
@@ -149,7 +160,7 @@ def run_evidence_problem(folder: Path, argv: Sequence[str], model: str, data_sha
         return f"no readable record ({record_path.name}): run the command again to redo it"
     if not isinstance(record, dict) or record.get("finished") is not True:
         return "its record does not say it finished (written before evidence was kept, or killed while finishing)"
-    if list(record.get("argv", ())) != list(argv):
+    if comparable_argv(record.get("argv", ())) != comparable_argv(argv):
         given = set(record.get("argv", ())) ^ set(argv)
         return f"trained with other arguments ({', '.join(sorted(given)) or 'their order'} differ)"
     if record.get("model") != model:

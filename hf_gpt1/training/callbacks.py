@@ -188,12 +188,12 @@ class CheckpointCompletion(TrainerCallback):
 
 
 class GracefulStop(TrainerCallback):
-    """SIGTERM (what schedulers and `kill` send) or Ctrl-C during training: the current optimizer step finishes, a
-    complete checkpoint is saved, and training stops (`GPT1Trainer.train` then raises `TrainingInterrupted`). A
-    second Ctrl-C stops at once. Under several processes they agree at each step end, so every rank saves and stops
-    at the same step."""
+    """SIGTERM (what schedulers and `kill` send), SIGHUP (a closed terminal) or Ctrl-C during training: the current
+    optimizer step finishes, a complete checkpoint is saved, and training stops (`GPT1Trainer.train` then raises
+    `TrainingInterrupted`). A second Ctrl-C stops at once. Under several processes they agree at each step end, so
+    every rank saves and stops at the same step."""
 
-    SIGNALS = (signal.SIGTERM, signal.SIGINT)
+    SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)  # SIGHUP: the terminal closed
 
     def __init__(self):
         self.received: int | None = None  # the signal that asked for the stop

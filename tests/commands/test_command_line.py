@@ -274,3 +274,64 @@ def test_a_wrong_typed_value_in_an_argument_file_names_the_file(tmp_path, capsys
         parse_recipe_args((DataArguments,), [str(config), "--max_train_samples", "lots"])
     err = capsys.readouterr().err
     assert "argument --max_train_samples" in err and f"{config}:" not in err
+
+
+# ------------------------------------------------------------------------------------------------ a run and its driver
+
+RUN_UNDER_A_DRIVER = """
+import os, subprocess, sys
+child = subprocess.Popen(
+    [sys.executable, "-c", "import time\\nfrom hf_gpt1.commands.command_line import command_errors\\n"
+     "with command_errors():\\n    time.sleep(120)"],
+    env={**os.environ, "HF_GPT1_DRIVER_PID": str(os.getpid())}, start_new_session=True,
+)
+print(child.pid, flush=True)
+child.wait()
+"""
+
+
+@pytest.mark.parametrize("kill", ["driver", "driver's process group"])
+def test_a_run_stops_when_its_driver_dies_whatever_kills_it(kill, tmp_path):
+    """`kill -9` of the driver, or of its whole process group (the run is a session of its own, so the group kill
+    misses it): the run sees its driver gone and stops as on SIGTERM, instead of running on unseen."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    driver = subprocess.Popen([sys.executable, "-c", RUN_UNDER_A_DRIVER], stdout=subprocess.PIPE, text=True,
+                              start_new_session=True)  # fmt: skip
+    run = int(driver.stdout.readline())
+    time.sleep(1.0)  # the run is up, watching
+    if kill == "driver":
+        os.kill(driver.pid, signal.SIGKILL)
+    else:
+        os.killpg(driver.pid, signal.SIGKILL)
+    driver.wait(timeout=60)
+    deadline = time.time() + 60  # a hang guard: it stops within a second of its driver
+    while time.time() < deadline:
+        try:
+            os.kill(run, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(run, signal.SIGKILL)
+        raise AssertionError("the run outlived its driver")
+
+
+def test_a_closed_terminal_stops_a_command_as_sigterm_does(capsys):
+    """SIGHUP (the terminal closed) outside training: one line, exit 128 + 1; training itself checkpoints on it
+    (`GracefulStop.SIGNALS`)."""
+    import os
+    import signal
+
+    from hf_gpt1.commands.command_line import command_errors
+    from hf_gpt1.training.callbacks import GracefulStop
+
+    with pytest.raises(SystemExit) as stopped, command_errors():
+        os.kill(os.getpid(), signal.SIGHUP)
+    assert stopped.value.code == 128 + signal.SIGHUP
+    assert "error: stopped by SIGHUP; nothing more was written." in capsys.readouterr().err
+    assert signal.SIGHUP in GracefulStop.SIGNALS

@@ -427,6 +427,93 @@ def test_a_finished_run_is_reused_whatever_spelling_names_its_data(tmp_path, mon
     assert identities[0] == identities[1] == identities[2]
 
 
+def _finished_without_its_driver(tmp_path: Path):
+    """A run folder whose run finished (all_results.json, its identity) after its driver died: no evidence record
+    says it finished, only the arguments the driver wrote before starting it."""
+    from hf_gpt1.tools.reproduce import PlannedRun
+    from hf_gpt1.training.output_dir import RUN_FILE
+
+    root = tmp_path / "reproduce"
+    folder = _run(root, "rte", "full", 0, validation={"accuracy": 0.6})
+    (folder / RUN_FILE).write_text(json.dumps({"inputs": {}}))
+    record = folder.parent / "seed-0.argv.json"
+    argv = json.loads(record.read_text())["argv"]
+    plan = json.loads((root / "plan.json").read_text())
+    record.write_text(json.dumps({"argv": argv, "data_sha256": None}))
+    run = PlannedRun("rte", "full", 0, "glue", folder, tuple(argv), None, plan["model"])
+    return root, run
+
+
+def test_a_run_that_finished_without_its_driver_is_recognised_as_finished(tmp_path, capsys):
+    """The orphan of a killed driver finished: the next queue reuses it and writes its evidence, so the report
+    counts it (before, the queue said "reused" and the report never counted it)."""
+    import threading
+
+    from hf_gpt1.tools.reproduce import _run_one
+    from hf_gpt1.tools.reproduce_report import collect_runs
+
+    root, run = _finished_without_its_driver(tmp_path)
+    assert collect_runs(root)[("rte", "full")].excluded  # its record does not say it finished
+    assert _run_one(run, "[1/1]", {}, {}, threading.Event()) == ("reused", str(run.folder))
+    assert collect_runs(root)[("rte", "full")].counted.keys() == {0}
+
+
+def test_the_queue_never_reuses_a_run_the_report_would_not_count(tmp_path, capsys):
+    """ "reused" means counted: a finished run the report would exclude is a failure of the queue, with its reason."""
+    import threading
+
+    from hf_gpt1.tools.reproduce import _run_one
+
+    root, run = _finished_without_its_driver(tmp_path)
+    # planned on rows that digest to b…; the run read other rows (a Hub copy revised between the plan and its read)
+    run = type(run)(**{**vars(run), "data_sha256": "b" * 64})
+    record = run.folder.parent / "seed-0.argv.json"
+    record.write_text(json.dumps({"argv": list(run.argv), "data_sha256": "b" * 64}))
+    key, entry = _run_one(run, "[1/1]", {}, {}, threading.Event())
+    assert key == "failed" and "trained on other rows" in entry["error"]
+    assert "not reused: trained on other rows" in capsys.readouterr().out
+
+
+def test_the_queue_waits_for_a_live_run_of_an_earlier_driver(tmp_path, capsys):
+    """A run still alive in its folder (its driver was killed; it is stopping): the queue waits for it, and never
+    starts the same run, or the next one, beside it."""
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    from hf_gpt1.tools.reproduce import PlannedRun, _wait_for_live_run
+
+    folder = tmp_path / "rte" / "full" / "seed-0"
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\n"
+                               "from hf_gpt1.training.output_dir import OutputDirLock\n"
+                               f"OutputDirLock({str(folder)!r}).acquire(); print('held', flush=True); time.sleep(2)"],
+                              stdout=subprocess.PIPE, text=True)  # fmt: skip
+    assert holder.stdout.readline().strip() == "held"
+    run = PlannedRun("rte", "full", 0, "glue", folder, ())
+    started = time.monotonic()
+    assert _wait_for_live_run(run, "[1/1]", threading.Event(), poll_s=0.1)
+    assert holder.poll() is not None and time.monotonic() - started > 0.5  # it waited until the holder was gone
+    assert "[1/1]: waiting: " in capsys.readouterr().out
+
+
+def test_a_run_killed_by_a_signal_is_said_so(tmp_path, capsys, monkeypatch):
+    """The driver's line for a run that ended on a signal (the OOM killer's SIGKILL) names the signal."""
+    import subprocess
+    import sys
+    import threading
+
+    from hf_gpt1.tools import reproduce
+    from hf_gpt1.tools.reproduce import PlannedRun, _run_one
+
+    real = subprocess.Popen
+    suicide = [sys.executable, "-c", "import os, signal; print('step 1', flush=True); os.kill(os.getpid(), 9)"]
+    monkeypatch.setattr(reproduce.subprocess, "Popen", lambda argv, **kwargs: real(suicide, **kwargs))
+    run = PlannedRun("rte", "full", 0, "glue", tmp_path / "rte" / "full" / "seed-0", ("--task", "rte"))
+    key, entry = _run_one(run, "[1/1]", {}, {}, threading.Event())
+    assert key == "failed" and entry["error"].startswith("killed by SIGKILL (signal 9); its log ends: step 1")
+
+
 def test_reproduce_reads_an_argument_file_as_every_command_does(runs, tmp_path, capsys):
     """`hf-gpt1 reproduce report args.yaml --tables 3`: the file's arguments (lists as lists), the flags after it
     override them; names are exact (no prefix stands for a name)."""
