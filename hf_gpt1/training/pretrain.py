@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,7 @@ from transformers import set_seed
 from transformers.trainer_utils import IntervalStrategy
 
 from ..configuration_gpt1 import GPT1Config
+from ..data.fingerprint import changed_input
 from ..data.packing import (
     open_corpus,
     unknown_share,
@@ -61,14 +64,59 @@ from .precision import weights_dtype
 from .results import logged_metrics, print_start, save_results
 from .trainer import PretrainTrainer
 
-__all__ = ["run_pretraining"]
+__all__ = ["PretrainPlan", "execute_pretraining", "plan_pretraining", "run_pretraining"]
 
 
 def run_pretraining(
     model_args: PretrainModelArguments, data_args: PretrainDataArguments, args: PretrainTrainingArguments
 ) -> dict[str, Any]:
     """Pre-trains (or continues pre-training) a GPT-1 with L1; returns (and writes to `all_results.json`) the
-    training metrics and the held-out perplexity. Every input problem is raised before the output folder is claimed."""
+    training metrics and the held-out perplexity: the launch settled ([`settle_launch`]), then [`plan_pretraining`],
+    then [`execute_pretraining`]. Every input problem is raised before the output folder is claimed."""
+    notes = settle_launch(args)
+    return execute_pretraining(plan_pretraining(model_args, data_args, args), notes)
+
+
+@dataclass(frozen=True)
+class PretrainPlan:
+    """What a pre-training run will do, decided from its arguments and its corpus before a tokenizer is trained or a
+    model loaded, and before any file of the run is written ([`plan_pretraining`]); [`execute_pretraining`] carries it
+    out. `str(plan)` says it.
+
+    Args:
+        model_args, data_args, args: The run's arguments, as given.
+        identity (`dict`): The run's identity, which the output folder is claimed with (`run_identity`).
+        corpus: The corpus, opened and checked (`hf_gpt1.data.packing.open_corpus`).
+        started (`float`): When planning began (the run's duration counts from it).
+    """
+
+    model_args: PretrainModelArguments
+    data_args: PretrainDataArguments
+    args: PretrainTrainingArguments
+    identity: dict[str, Any]
+    corpus: Any
+    started: float
+
+    def __str__(self) -> str:
+        data = self.data_args
+        source = data.dataset_name or ", ".join(data.train_files or [])
+        tokenizer = self.model_args.tokenizer_name_or_path or self.model_args.model_name_or_path
+        return "\n".join(
+            [
+                f"pretrain: corpus {source}{' (streamed)' if data.streaming else ''}",
+                f"  tokenizer {tokenizer or 'a BPE trained on the corpus'}; model "
+                f"{self.model_args.model_name_or_path or 'new, from the size arguments'}",
+                f"  writes {self.args.output_dir}",
+            ]
+        )
+
+
+def plan_pretraining(
+    model_args: PretrainModelArguments, data_args: PretrainDataArguments, args: PretrainTrainingArguments
+) -> PretrainPlan:
+    """Checks the arguments, the output folder (changing nothing) and the corpus (opened, its files' digests taken);
+    no tokenizer is trained, no model loaded and nothing of the run written. Raises the first input problem, in the
+    command line's words."""
     started = time.time()
     inputs = {
         "--model_name_or_path": model_args.model_name_or_path,
@@ -77,16 +125,19 @@ def run_pretraining(
         "--validation_files": data_args.validation_files,
     }
     identity = run_identity("pretrain", model_args, data_args, args.seed, inputs)
-    if args.process_index == 0:  # an unusable folder is refused before anything loads; it is claimed below
+    if args.process_index == 0:  # an unusable folder is refused before anything loads; it is claimed by execute
         check_output_dir(args.output_dir, identity, args.overwrite_output_dir, args.resume)
     if not args.do_train:
         raise ValueError("The pre-training recipe trains: --do_train false leaves it nothing to do.")
-    notes = settle_launch(args)
-    set_seed(args.seed)
+    if data_args.streaming and args.max_steps <= 0:
+        raise ValueError("A streamed corpus has no length: set --max_steps.")
+    for flag, path in (("--model_name_or_path", model_args.model_name_or_path),
+                       ("--tokenizer_name_or_path", model_args.tokenizer_name_or_path)):  # fmt: skip
+        if path:
+            check_model_path(path, flag)
 
     # data: the corpus, whatever its source (one interface: `data.packing.open_corpus`), held-out documents apart
-    flags = flags_of(data_args)
-    with flags_for_inputs(flags):  # the data layer names paths and arguments; the command line, flags
+    with flags_for_inputs(flags_of(data_args)):  # the data layer names paths and arguments; the command line, flags
         corpus = open_corpus(
             data_args.train_files,
             data_args.validation_files,
@@ -97,8 +148,27 @@ def run_pretraining(
             validation_split_percentage=data_args.validation_split_percentage,
         )
         check_recorded_digests(identity, corpus.digests)
-    if data_args.streaming and args.max_steps <= 0:
-        raise ValueError("A streamed corpus has no length: set --max_steps.")
+    return PretrainPlan(model_args, data_args, args, identity, corpus, started)
+
+
+def execute_pretraining(plan: PretrainPlan, notes: Sequence[str] = ()) -> dict[str, Any]:
+    """Carries out a [`PretrainPlan`]: the tokenizer (trained on the corpus when none is given) and the model, the
+    windows packed once, the Trainer; then, in the claimed output folder, training and the held-out perplexity;
+    returns the results (`all_results.json`). `notes`: the launch's, for the start screen ([`settle_launch`])."""
+    model_args, data_args, args, identity, corpus = (
+        plan.model_args,
+        plan.data_args,
+        plan.args,
+        plan.identity,
+        plan.corpus,
+    )
+    if changed := changed_input(identity["inputs"]):  # what was planned is what runs
+        raise ValueError(
+            f"{changed} changed after this run was planned (its content differs, or it is gone): nothing was trained "
+            "on it. Run the same command again to plan the run with the file as it is now."
+        )
+    set_seed(args.seed)
+    flags = flags_of(data_args)
 
     # tokenizer and model
     with model_hub_access(model_args):
@@ -125,19 +195,19 @@ def run_pretraining(
             "--validation_files with more text, raise --validation_split_percentage, or lower --n_positions."
         )
     check_planned_steps(args, train)
-    plan = _coverage_warning(model_args, tokenizer, train, corpus, window)
+    lines = _coverage_warning(model_args, tokenizer, train, corpus, window)
     if data_args.streaming:
-        plan.append(
+        lines.append(
             "streaming: windows are tokenized as they are read; nothing is written to the datasets cache but the "
             "corpus files' digests (hf_gpt1/digests), and the held-out windows scored are held in memory"
         )
     updates = planned_updates(args, train)
     warmup_lines, warmup = plan_warmup(args, updates)
     args = final_arguments(args, **warmup)
-    plan += warmup_lines + _token_plan(args, updates, window)
-    plan += _evaluation_plan(args, evaluation, all_evaluation, window)
+    lines += warmup_lines + _token_plan(args, updates, window)
+    lines += _evaluation_plan(args, evaluation, all_evaluation, window)
     if not (model_args.tokenizer_name_or_path or model_args.model_name_or_path):
-        plan += _vocabulary_warning(model_args, len(tokenizer), train, window)
+        lines += _vocabulary_warning(model_args, len(tokenizer), train, window)
 
     # the Trainer may still refuse its arguments: built before the folder is claimed, so a failed start changes nothing
     apply_memory_arguments(args)
@@ -151,14 +221,14 @@ def run_pretraining(
     )
     trainer.add_callback(TimeEstimate(trainer.speed, after=TIME_ESTIMATE_AFTER))
     with claimed(args, identity):
-        print_start(trainer, "pretrain", plan, notes)
+        print_start(trainer, "pretrain", lines, notes)
         train_result = trainer.train(resume_from_checkpoint=resume_checkpoint(args))
         trainer.save_model()
 
         # held-out perplexity of the final model (logged when it was evaluated at the last step)
         metrics = logged_metrics(trainer, "eval_", trainer.state.global_step) or trainer.evaluate()
         line = f"held-out: loss {metrics['eval_loss']:.4f}, perplexity {metrics['eval_perplexity']:.2f}"
-        return save_results(trainer, "pretrain", {"validation": metrics}, [line], train_result, started)
+        return save_results(trainer, "pretrain", {"validation": metrics}, [line], train_result, plan.started)
 
 
 # Above this share of `<unk>` among the training tokens the start warns: a character the BPE never saw is lost text.
@@ -270,10 +340,7 @@ class _Texts:
 def _tokenizer(model_args: PretrainModelArguments, args: PretrainTrainingArguments, documents):
     """The given tokenizer (the model's), the one this run trained before it stopped, or a BPE trained on the corpus
     (once, on the main process, and shared over the process group)."""
-    source = model_args.tokenizer_name_or_path or model_args.model_name_or_path
-    if source:
-        flag = "--tokenizer_name_or_path" if model_args.tokenizer_name_or_path else "--model_name_or_path"
-        check_model_path(source, flag)
+    source = model_args.tokenizer_name_or_path or model_args.model_name_or_path  # checked by the plan
     resumed = last_complete_checkpoint(args.output_dir) if args.resume else None
     if not source and resumed:
         source = resumed  # the BPE this run trained before it stopped (not trained again)

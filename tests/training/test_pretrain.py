@@ -262,3 +262,34 @@ def test_the_start_says_the_planned_tokens_and_then_the_expected_time(capsys, wi
     )
     assert expected and float(expected[2]) > 0, printed
     assert printed.index("planned:") < printed.index("expected:") < printed.index("== pretrain: done")
+
+
+def test_a_pretraining_run_is_planned_from_dataclasses_then_executed(wikitext_slice, tmp_path):
+    """`plan_pretraining` checks the arguments, the folder and the corpus (no tokenizer trained, no model built,
+    nothing written); `execute_pretraining` refuses a corpus file changed since, then carries the plan out."""
+    import dataclasses
+    import shutil
+
+    from hf_gpt1.training.arguments import PretrainDataArguments, PretrainModelArguments
+    from hf_gpt1.training.pretrain import execute_pretraining, plan_pretraining
+
+    corpus = shutil.copy(wikitext_slice["train"], tmp_path / "train.txt")
+    out = tmp_path / "pt"
+    args = PretrainTrainingArguments(
+        output_dir=str(out), max_steps=2, per_device_train_batch_size=4, report_to="none", disable_tqdm=True,
+        eval_strategy="no", save_strategy="no", dataloader_num_workers=0,
+    )  # fmt: skip
+    model_args = PretrainModelArguments(n_layer=1, n_embd=32, n_head=2, n_positions=32, vocab_size=300)
+    plan = plan_pretraining(model_args, PretrainDataArguments(train_files=[str(corpus)]), args)
+    assert not out.exists() and str(plan).startswith(f"pretrain: corpus {corpus}")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        plan.args = args
+    original = corpus.read_text()
+    corpus.write_text(original + "one more line\n")
+    with pytest.raises(ValueError, match="changed after this run was planned"):
+        execute_pretraining(plan)
+    assert not out.exists()
+    corpus.write_text(original)
+    plan = plan_pretraining(model_args, PretrainDataArguments(train_files=[str(corpus)]), args)
+    results = execute_pretraining(plan)
+    assert (out / "all_results.json").is_file() and "train" in results
