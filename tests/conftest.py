@@ -10,6 +10,10 @@ import os
 for _var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "HF_EVALUATE_OFFLINE", "TRANSFORMERS_OFFLINE"):
     os.environ.setdefault(_var, "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# Under pytest-xdist each worker is one of the cores' processes: one thread each (and each subprocess it starts), or
+# two workers' thread pools would contend for the same two cores.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ["OMP_NUM_THREADS"] = "1"
 
 import json  # noqa: E402
 import re  # noqa: E402
@@ -20,6 +24,9 @@ import torch  # noqa: E402
 
 from tests.utils import COMMON, SENTENCES, TINY_LM, glue_args, shared_data, tiny_config_for, write_glue_slice  # noqa: E402
 
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    torch.set_num_threads(1)
+
 
 @pytest.fixture(autouse=True)
 def _seed():
@@ -27,7 +34,11 @@ def _seed():
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: long-running test, excluded from the CI fast suite (-m 'not slow')")
+    config.addinivalue_line(
+        "markers",
+        "slow: the full tier only (scripts/test.sh --all): end-to-end runs, real processes (the console script, "
+        "python -m, signals, multi-process launches), the demo, the GPU check's dry run, the README as written",
+    )
     # marks of transformers' borrowed common tests (tests/test_transformers_common.py)
     borrowed = ("accelerate_tests", "flash_attn_test", "flash_attn_3_test", "flash_attn_4_test", "torch_compile_test")
     for mark in borrowed:

@@ -3,9 +3,9 @@
 """The bad-input catalogue (docs/BAD_INPUT.md): every case gets one error naming the problem, the offending value /
 column / file / line and the fix, raised before any training step and without a traceback from inside torch.
 
-Recipe cases run in-process through `run_recipe` (exactly what `recipes/*.py` do: an `error: ...` line on stderr and
-exit status 2); two run as real subprocesses to prove the command-line behaviour end to end. A failed start must also
-leave the output folder unclaimed, which shows the error came before the Trainer (and any training step) existed.
+Recipe cases run in-process through `run_recipe` and `hf_gpt1.commands.main` (exactly what `recipes/*.py` and the
+console script do: an `error: ...` line on stderr and exit status 2). A failed start must also leave the output folder
+unclaimed, which shows the error came before the Trainer (and any training step) existed.
 """
 
 from __future__ import annotations
@@ -13,8 +13,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -29,7 +27,7 @@ from hf_gpt1.data.transforms import GPT1ClassificationCollator, GPT1SimilarityCo
 from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
 from hf_gpt1.tools.convert import ConversionError, convert_openai_checkpoint
 from hf_gpt1.training.output_dir import RUN_FILE
-from tests.utils import REPO_ROOT, SENTENCES, tiny_config
+from tests.utils import SENTENCES, run_command, tiny_config
 
 # ------------------------------------------------------------------------------------------------ fixtures
 
@@ -403,27 +401,24 @@ def test_pretrain_corpus_shorter_than_a_window(capsys, tmp_path):
     assert "shorter than one 64-token window" in message
 
 
-# ------------------------------------------------------------------------------------------------ subprocess (CLI)
+# ------------------------------------------------------------------------------------------------ the command (CLI)
 
 
 @pytest.mark.parametrize(
-    ("recipe", "argv", "fragment"),
+    ("command", "argv", "fragment"),
     [
-        ("glue.py", ["--task", "nope", "--output_dir", "{tmp}/o"], "Unknown task 'nope'"),
-        (
-            "pretrain.py",
-            ["--train_files", "{tmp}/missing.txt", "--output_dir", "{tmp}/o"],
-            "missing.txt does not exist",
-        ),
+        ("glue", ["--task", "nope", "--output_dir", "{tmp}/o"], "Unknown task 'nope'"),
+        ("pretrain", ["--train_files", "{tmp}/missing.txt", "--output_dir", "{tmp}/o"], "missing.txt does not exist"),
     ],
 )
-def test_command_line_prints_one_error_line_and_exits_2(recipe, argv, fragment, tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    env.pop("HF_GPT1_TRACEBACK", None)
-    command = [sys.executable, str(REPO_ROOT / "recipes" / recipe), *(a.format(tmp=tmp_path) for a in argv)]
-    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
-    assert done.returncode == 2, done.stderr
+def test_command_line_prints_one_error_line_and_exits_2(command, argv, fragment, tmp_path, capsys, monkeypatch):
+    """`hf-gpt1 <command>` as its console script runs it (in-process; the script itself runs in the full tier,
+    tests/test_commands.py): one error line, exit status 2, nothing claimed."""
+    monkeypatch.delenv("HF_GPT1_TRACEBACK", raising=False)
+    done = run_command(capsys, command, *(a.format(tmp=tmp_path) for a in argv))
+    assert done.code == 2, done.stderr
     assert fragment in _one_error_line(done.stderr)
+    assert not (tmp_path / "o").exists()
 
 
 # ------------------------------------------------------------------------------------------------ collators and model

@@ -22,6 +22,7 @@ def bench():
     return module
 
 
+@pytest.mark.slow  # the full tier (scripts/test.sh --all): a benchmark run
 def test_benchmark_runs_on_a_tiny_config(bench, tmp_path, capsys):
     out = tmp_path / "bench.json"
     results = bench.main(
@@ -129,6 +130,7 @@ def test_the_original_adam_is_opt_py(tmp_path):
         torch.testing.assert_close(p.data, e)
 
 
+@pytest.mark.slow  # the full tier (scripts/test.sh --all): a benchmark run
 def test_the_data_preparation_benchmark_runs_on_a_small_corpus(tmp_path):
     spec = importlib.util.spec_from_file_location("bench_data_prep", BENCH.parent / "bench_data_prep.py")
     module = importlib.util.module_from_spec(spec)

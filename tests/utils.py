@@ -10,6 +10,8 @@ import csv
 import io
 import json
 import os
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -106,6 +108,32 @@ def glue_args(task: str, model: Path, data_dir: Path, out: Path, *extra: str) ->
         "--max_seq_length", "64", "--learning_rate", "1e-3", "--logging_steps", "1", "--seed", "7",
         *COMMON, *extra,
     ]  # fmt: skip
+
+
+@dataclass
+class CommandResult:
+    """What `hf-gpt1 <argv>` did, run in this process ([`run_command`])."""
+
+    code: int
+    stdout: str
+    stderr: str
+
+
+def run_command(capsys, *argv: str) -> CommandResult:
+    """`hf-gpt1 <argv>` in this process, through `hf_gpt1.commands.main` (what the console script calls): its exit
+    status, stdout and stderr, as a subprocess would give them, without a fresh interpreter's seconds of imports."""
+    from hf_gpt1.commands import main
+
+    capsys.readouterr()
+    try:
+        main(list(argv))
+        code = 0
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else 0 if stop.code is None else 1
+        if isinstance(stop.code, str):  # sys.exit("message"): Python prints it to stderr
+            print(stop.code, file=sys.stderr)
+    captured = capsys.readouterr()
+    return CommandResult(code, captured.out, captured.err)
 
 
 def run_cli(capsys, main) -> str:

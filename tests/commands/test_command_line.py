@@ -290,6 +290,7 @@ child.wait()
 """
 
 
+@pytest.mark.slow  # the full tier (scripts/test.sh --all): kills of real processes
 @pytest.mark.parametrize("kill", ["driver", "driver's process group"])
 def test_a_run_stops_when_its_driver_dies_whatever_kills_it(kill, tmp_path):
     """`kill -9` of the driver, or of its whole process group (the run is a session of its own, so the group kill

@@ -182,6 +182,7 @@ print(json.dumps({"share": share, "growth_mb": (kb("VmHWM") - before) / 1024}))
 """
 
 
+@pytest.mark.slow  # the full tier (scripts/test.sh --all): a large corpus
 @pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="needs Linux's /proc to read peak memory")
 def test_the_unknown_share_reads_a_corpus_in_bounded_memory(tmp_path):
     """The pre-training start's <unk> share copies no column: beyond the cache file's pages, which the memory map
@@ -436,6 +437,7 @@ def test_gzip_bytes_are_called_gzip(suffix, tmp_path):
         reader()
 
 
+@pytest.mark.slow  # the full tier (scripts/test.sh --all): a real process
 def test_a_process_whose_packing_failed_still_exits(tmp_path):
     """Jobs no worker read stay in the queue's pipe; the process must not wait for a reader when it exits."""
     import subprocess

@@ -97,6 +97,7 @@ def test_model_card_names_base_model_task_lambda_data_and_metrics(runs):
     assert "pipeline_tag: multiple-choice" in swag and "**Base model:** `not recorded`" in swag
 
 
+@pytest.mark.slow  # the full tier (scripts/test.sh --all): a process without hf_gpt1
 def test_push_pull_pipeline_without_hf_gpt1(runs, tmp_path, monkeypatch):
     expected = {
         "stsb": pipeline("text-classification", model=str(runs / "stsb"))(PAIR),

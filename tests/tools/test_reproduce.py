@@ -281,6 +281,7 @@ def test_report_of_some_tables_and_bad_arguments(runs, capsys):
         main(["report", "--output_dir", str(runs), "--tables", "6"])
 
 
+@pytest.mark.slow  # the full tier (scripts/test.sh --all): the queue end to end
 def test_run_executes_the_matrix_then_reuses_it_and_continues_what_is_missing(tiny_lm, glue_slice, tmp_path, capsys):
     """The Done-when command of issue 30 on CPU: three GLUE tasks × two seeds from a tiny model, in minutes; then
     again (all reused); then with one run's results gone (only that one runs again, with --resume)."""
@@ -339,6 +340,7 @@ def test_story_cloze_without_its_files_is_one_line_before_any_run(tmp_path, caps
         main(["plan", "--tables", "3", "--story_cloze_dir", str(tmp_path / "sc"), "--output_dir", str(tmp_path)])
 
 
+@pytest.mark.slow  # the full tier (scripts/test.sh --all): a signal to a real queue
 def test_ctrl_c_stops_the_queue_and_the_same_command_continues(tiny_lm, glue_slice, tmp_path):
     """SIGINT to the driver (Ctrl-C, `kill -INT`) reaches its current run through the driver: the run checkpoints and
     stops within seconds, the queue stops, and the same command then continues the interrupted run."""

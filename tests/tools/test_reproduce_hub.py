@@ -19,9 +19,13 @@ import pytest
 from tests.tools.hub_standin import HubStandIn, online_env
 from tests.utils import COMMON, openai_gpt_folder, shared_data, story_cloze_csv
 
-pytestmark = pytest.mark.skipif(
-    not shared_data().joinpath("gpt1_bpe").is_dir(), reason="needs ../shared/data/gpt1_bpe (the original BPE files)"
-)
+pytestmark = [
+    pytest.mark.slow,  # the full tier (scripts/test.sh --all): the reproduction end to end, from a Hub stand-in
+    pytest.mark.skipif(
+        not shared_data().joinpath("gpt1_bpe").is_dir(),
+        reason="needs ../shared/data/gpt1_bpe (the original BPE files)",
+    ),
+]
 
 RACE_SPLITS = {"train": 16, "validation": 4, "test": 6}  # articles per split, two questions each
 SNLI_ROWS = {"train": 32, "validation": 16, "test": 16}

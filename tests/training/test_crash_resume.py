@@ -27,7 +27,10 @@ from hf_gpt1.commands.pretrain import main as pretrain_main
 from hf_gpt1.training.checkpoints import COMPLETE_MARKER, last_complete_checkpoint
 from tests.utils import REPO_ROOT, glue_argv
 
-pytestmark = pytest.mark.usefixtures("restore_determinism")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.usefixtures("restore_determinism"),
+]  # the full tier: kills and signals to real runs
 
 
 WORDS = "the cat dog sat on a mat ran far away from home and then came back to eat some food quietly".split()

@@ -35,6 +35,8 @@ from safetensors.torch import load_file
 
 from tests.utils import REPO_ROOT, shared_data
 
+pytestmark = pytest.mark.slow  # the full tier (scripts/test.sh --all): multi-process launches
+
 LOSS_ATOL = 1e-4  # absolute, on losses of ~1-7 nats (observed max ~1e-6)
 WEIGHT_ATOL = 1e-4  # absolute, on weights of ~0.02 after lr ≤ 1e-3 updates (observed max ~6e-7)
 
