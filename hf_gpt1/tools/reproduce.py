@@ -382,7 +382,7 @@ def _run_one(
             [sys.executable, "-m", "hf_gpt1", run.recipe, *argv],
             stdout=console,
             stderr=subprocess.STDOUT,
-            env=env,
+            env={**env, "PYTHONUNBUFFERED": "1"},  # its log, which a user tails, shows each line as it is printed
             start_new_session=True,
         )
         running[where] = process

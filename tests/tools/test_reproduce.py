@@ -363,10 +363,10 @@ def test_ctrl_c_stops_the_queue_and_the_same_command_continues(tiny_lm, glue_sli
         [sys.executable, "-m", "hf_gpt1", *argv], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         text=True, start_new_session=True,
     )  # fmt: skip
-    log = out / "rte" / "full" / "seed-0.log"
-    deadline = time.time() + 120
-    while "'loss'" not in (log.read_text() if log.is_file() else "") and time.time() < deadline:
-        time.sleep(0.5)
+    first = out / "rte" / "full" / "seed-0" / "checkpoint-1" / "checkpoint_complete.json"
+    deadline = time.time() + 300  # a hang guard: the run is training once its first checkpoint is complete
+    while not first.is_file() and time.time() < deadline:
+        time.sleep(0.2)
     os.kill(driver.pid, signal.SIGINT)  # the driver alone (kill -INT, a supervisor); a terminal's Ctrl-C is the same
     signalled = time.time()
     printed = driver.communicate(timeout=120)[0]
