@@ -93,10 +93,10 @@ def no_training(monkeypatch):
     monkeypatch.setattr(Trainer, "train", train)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def tiny(tmp_path_factory):
-    """A tiny pre-trained-looking checkpoint folder (2 layers, 64 wide, 64 positions) with its GPT-1 tokenizer, one per
-    test module."""
+    """A tiny pre-trained-looking checkpoint folder (2 layers, 64 wide, 64 positions) with its GPT-1 tokenizer, built
+    once per session: copy it into `tmp_path` to change it."""
     from hf_gpt1 import GPT1LMHeadModel, train_gpt1_tokenizer
 
     folder = tmp_path_factory.mktemp("tiny")
@@ -146,9 +146,9 @@ def pytest_runtest_makereport(item, call):
         report.longrepr = (path, line, f"GPT-1: {why} [{message}]")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def rte_model(tiny_lm, glue_slice, tmp_path_factory) -> Path:
-    """An RTE model fine-tuned by the recipe (one epoch on the GLUE slice)."""
+    """An RTE model fine-tuned by the recipe (one epoch on the GLUE slice), once per session: copy it to change it."""
     from hf_gpt1.commands.glue import main as glue_main
 
     out = tmp_path_factory.mktemp("rte") / "model"

@@ -85,3 +85,11 @@ def test_a_glue_submission_holds_the_scores_the_server_takes(tmp_path):
 
     path = write_glue_submission("stsb", [5.4, -0.2, 3.0], tmp_path)
     assert path.read_text().splitlines()[1:] == ["0\t5.000", "1\t0.000", "2\t3.000"]
+
+
+def test_only_a_ranged_regression_task_has_its_scores_clipped():
+    from hf_gpt1.data.submissions import submission_scores
+    from hf_gpt1.data.tasks import get_task
+
+    assert submission_scores(get_task("stsb"), [5.4, 2.0]) == ([5.0, 2.0], 1)
+    assert submission_scores(get_task("rte"), [7.0]) == ([7.0], 0)  # no label range: nothing to clip

@@ -242,6 +242,17 @@ def test_a_run_from_a_legacy_hub_id_names_the_repo_the_hub_resolves_it_to(runs, 
     assert "**Base model:** `openai-community/openai-gpt`" in card
 
 
+def test_a_hub_id_is_named_as_the_hub_resolves_it(tmp_path):
+    """Legacy ids map to their organisation's repo; `org/name`, local folders and ids the (unreachable) Hub cannot
+    answer for stay as given."""
+    from hf_gpt1.tools.hub import canonical_hub_id
+
+    assert canonical_hub_id("openai-gpt") == "openai-community/openai-gpt"
+    assert canonical_hub_id("me/gpt1") == "me/gpt1" and canonical_hub_id(str(tmp_path)) == str(tmp_path)
+    assert canonical_hub_id("some-legacy-model") == "some-legacy-model"  # offline here: the Hub is not asked
+    assert canonical_hub_id(None) is None
+
+
 def test_the_model_index_claims_a_subset_of_a_split_only_as_that_subset(runs, tmp_path):
     """`--max_eval_samples 8` scored 8 of the split's rows: the model-index entry names the slice and the count."""
     import shutil
@@ -258,6 +269,12 @@ def test_the_model_index_claims_a_subset_of_a_split_only_as_that_subset(runs, tm
     (run_dir / "all_results.json").write_text(json.dumps(whole))
     (entry,) = card_facts(run_dir, "me/gpt1-stsb")["card_data"].eval_results
     assert entry.dataset_split == "validation" and "rows" not in entry.dataset_name
+    # a run recorded before the counts were kept, with --max_eval_samples: at most that many rows, said so
+    (run_dir / "all_results.json").write_text(json.dumps(results))
+    run = json.loads((run_dir / RUN_FILE).read_text())
+    (run_dir / RUN_FILE).write_text(json.dumps({**run, "data": {**run["data"], "max_eval_samples": 16}}))
+    (entry,) = card_facts(run_dir, "me/gpt1-stsb")["card_data"].eval_results
+    assert entry.dataset_split == "validation[:16]" and "at most the first 16 rows" in entry.dataset_name
 
 
 def test_the_model_index_names_a_hub_dataset_only_when_the_run_read_it(runs, tmp_path):

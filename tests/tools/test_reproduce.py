@@ -98,7 +98,7 @@ def test_report_rows_follow_the_comparability_rules(runs, capsys):
     assert (runs / "REPORT.md").read_text() == GOLDEN.read_text() and capsys.readouterr().out == GOLDEN.read_text()
 
 
-@pytest.mark.parametrize("failure", [errno.EROFS, errno.EACCES])
+@pytest.mark.parametrize("failure", [errno.EROFS, errno.EACCES, errno.EIO])
 def test_report_of_a_read_only_copy_prints_the_table_and_says_what_it_did_not_write(
     runs, capsys, monkeypatch, failure
 ):
@@ -111,6 +111,10 @@ def test_report_of_a_read_only_copy_prints_the_table_and_says_what_it_did_not_wr
         raise (PermissionError if failure == errno.EACCES else OSError)(failure, os.strerror(failure), str(path))
 
     monkeypatch.setattr(reproduce_report, "write_json_atomic", refuse)
+    if failure == errno.EIO:  # a failing disk is no read-only copy: the error as it is
+        with pytest.raises(OSError, match="Input/output error"):
+            main(["report", "--output_dir", str(runs)])
+        return
     with pytest.raises(SystemExit) as stopped:
         main(["report", "--output_dir", str(runs)])
     out, err = capsys.readouterr()
@@ -493,6 +497,9 @@ def test_the_queue_waits_for_a_live_run_of_an_earlier_driver(tmp_path, capsys):
                               stdout=subprocess.PIPE, text=True)  # fmt: skip
     assert holder.stdout.readline().strip() == "held"
     run = PlannedRun("rte", "full", 0, "glue", folder, ())
+    stopped = threading.Event()
+    stopped.set()
+    assert not _wait_for_live_run(run, "[1/1]", stopped, poll_s=0.1)  # the queue stopped meanwhile: it gives up
     started = time.monotonic()
     assert _wait_for_live_run(run, "[1/1]", threading.Event(), poll_s=0.1)
     assert holder.poll() is not None and time.monotonic() - started > 0.5  # it waited until the holder was gone
@@ -685,15 +692,20 @@ def test_each_row_counts_only_the_runs_of_its_plan_and_says_why_not(tmp_path):
     assert results["model"] == MODEL and results["data"] == {"snli": DATA}
 
 
-def test_a_smoke_run_is_incomplete_and_gets_no_delta(tmp_path):
-    """--max_train_samples on the real test split: the row says so, with no Δ against the paper's number."""
-    root = tmp_path / "reproduce"
-    folder = _run(root, "snli", "full", 0, test={"accuracy": 0.5})
+def _smoke_run(root: Path, task: str, **splits: dict[str, float]) -> None:
+    """A finished run planned and run at a smoke budget (`--max_train_samples 48`)."""
+    folder = _run(root, task, "full", 0, **splits)
     plan = json.loads((root / "plan.json").read_text())
     plan["runs"][0]["argv"] += ["--max_train_samples", "48"]
     (root / "plan.json").write_text(json.dumps(plan))
     record_path = folder.parent / "seed-0.argv.json"
     record_path.write_text(json.dumps({**json.loads(record_path.read_text()), "argv": plan["runs"][0]["argv"]}))
+
+
+def test_a_smoke_run_is_incomplete_and_gets_no_delta(tmp_path):
+    """--max_train_samples on the real test split: the row says so, with no Δ against the paper's number."""
+    root = tmp_path / "reproduce"
+    _smoke_run(root, "snli", test={"accuracy": 0.5})
     snli = next(r for r in main(["report", "--output_dir", str(root), "--tables", "2"])["rows"] if r["task"] == "snli")
     assert snli["seeds"] == {"0": 50.0} and not snli["complete"] and snli["delta"] is None
     assert snli["note"] == "incomplete: smoke budget (--max_train_samples 48)"
@@ -703,12 +715,7 @@ def test_a_smoke_row_scored_by_the_glue_server_gets_no_delta_either(tmp_path):
     """The server's number for a smoke run's predictions follows the same rule as ours: an incomplete row gets no Δ
     and is not like for like, and Table 5's server average counts only complete rows."""
     root = tmp_path / "reproduce"
-    folder = _run(root, "rte", "full", 0, validation={"accuracy": 0.6})
-    plan = json.loads((root / "plan.json").read_text())
-    plan["runs"][0]["argv"] += ["--max_train_samples", "48"]
-    (root / "plan.json").write_text(json.dumps(plan))
-    record_path = folder.parent / "seed-0.argv.json"
-    record_path.write_text(json.dumps({**json.loads(record_path.read_text()), "argv": plan["runs"][0]["argv"]}))
+    _smoke_run(root, "rte", validation={"accuracy": 0.6})
     scores = tmp_path / "server.json"
     scores.write_text(json.dumps({"RTE": 53.1}))
     report = main(["report", "--output_dir", str(root), "--tables", "2", "5", "--glue_test_results", str(scores)])
@@ -723,3 +730,20 @@ def test_a_folder_without_a_plan_gives_no_table(tmp_path):
     (tmp_path / "rte" / "full" / "seed-0" / "all_results.json").write_text("{}")
     with pytest.raises(ValueError, match=r"plan.json: no readable plan .* the table counts only the runs of a plan"):
         main(["report", "--output_dir", str(tmp_path)])
+
+
+def test_run_exits_1_when_a_planned_run_is_not_counted(tiny_lm, glue_slice, tmp_path, capsys, monkeypatch):
+    """Every run ran or was reused, yet the report cannot count one (here: none left its evidence): the command says
+    which and why, and exits 1, never 0 with a table short of its seeds."""
+    from hf_gpt1.commands import reproduce as command
+
+    def every_run_ran(runs, output_dir, devices):
+        return {"reused": [], "ran": [str(run.folder) for run in runs], "failed": []}
+
+    monkeypatch.setattr(command, "execute", every_run_ran)
+    argv = ["run", "--tasks", "rte", "--conditions", "full", "--model_name_or_path", str(tiny_lm), "--data_dir",
+            str(glue_slice), "--output_dir", str(tmp_path / "out")]  # fmt: skip
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 1
+    assert "error: 1 planned run(s) are not counted by the report: rte full seed 0: not run" in capsys.readouterr().err
