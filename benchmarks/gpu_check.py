@@ -80,8 +80,9 @@ def stage_commands(dry: bool, work: Path, out: Path) -> dict[str, tuple[list[str
             [py, "-m", "hf_gpt1", "glue", "--task", "rte" if dry else "sst2", "--data_dir", str(DATA / "glue")]
             + ["--model_name_or_path", str(work / "gpt1"), "--output_dir", str(work / "glue")]
             + ["--per_device_train_batch_size", "32", "--max_steps", "12" if dry else "1000", "--do_eval", "false"]
-            + ["--max_train_samples", "200" if dry else "40000", "--do_predict", "false", *common],
-            150,  # 1,000 updates: compiled by default on CUDA (launch.COMPILE_PAYS_OFF_UPDATES)
+            + ["--max_train_samples", "200" if dry else "40000", "--do_predict", "false", *common]
+            + ([] if dry else ["--torch_compile", "true"]),  # compiled, as a run past COMPILE_PAYS_OFF_UPDATES is
+            150,
         ),
         "tests": (
             [py, "-m", "pytest", "-q", "-m", "not slow", "-p", "no:cacheprovider", "tests/test_host_reads.py"]

@@ -926,12 +926,12 @@ def test_a_run_is_planned_from_dataclasses_then_executed(tiny_lm, glue_slice, tm
 
 
 @pytest.mark.parametrize(("given", "max_steps", "bf16", "expected"), [
-    (None, 1000, True, True), (None, 999, True, False), (None, 5000, False, False), (False, 5000, True, False),
+    (None, 7500, True, True), (None, 7499, True, False), (None, 9000, False, False), (False, 9000, True, False),
     (True, 10, True, True),
 ])  # fmt: skip
 def test_the_plan_compiles_a_long_bf16_run_on_cuda_by_default(tiny, glue_slice, tmp_path, monkeypatch, given,
                                                                max_steps, bf16, expected):  # fmt: skip
-    """`--torch_compile` left out: on a CUDA GPU (stood in for here) a run of at least 1,000 updates under --bf16
+    """`--torch_compile` left out: on a CUDA GPU (stood in for here) a run of at least 7,500 updates under --bf16
     compiles, a shorter one does not, and the start screen's plan says which; a given flag is kept as given."""
     from hf_gpt1.training import launch
     from hf_gpt1.training.arguments import DataArguments, GPT1TrainingArguments, ModelArguments
