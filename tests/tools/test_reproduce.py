@@ -363,8 +363,12 @@ def test_ctrl_c_stops_the_queue_and_the_same_command_continues(tiny_lm, glue_sli
         "--max_eval_samples", "16", "--num_train_epochs", "30", "--save_strategy", "steps", "--save_steps", "1",
         "--eval_strategy", "no", "--do_predict", "false", *COMMON,
     ]  # fmt: skip
+    # As a terminal starts it: Ctrl-C raises KeyboardInterrupt (a process that inherits SIGINT ignored, as a
+    # pytest-xdist worker's children do, would never see it).
+    start = "import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); " \
+            "runpy.run_module('hf_gpt1', run_name='__main__')"  # fmt: skip
     driver = subprocess.Popen(
-        [sys.executable, "-m", "hf_gpt1", *argv], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        [sys.executable, "-c", start, *argv], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         text=True, start_new_session=True,
     )  # fmt: skip
     first = out / "rte" / "full" / "seed-0" / "checkpoint-1" / "checkpoint_complete.json"
