@@ -228,10 +228,12 @@ def _report(args: MatrixArguments | ReportArguments) -> tuple[list, dict]:
     rows, averages, text, unwritten = write_report(args.output_dir, args.tables, args.glue_test_results)
     print(text, end="")
     if unwritten is not None:
-        print(f"error: the table above is not saved: results.json and REPORT.md could not be written in "
-              f"{args.output_dir} ({WRITE_FAILURES.get(unwritten.errno, unwritten.strerror)}); copy the folder to a "
-              "writable place to keep "
-              "them.", file=sys.stderr)  # fmt: skip
+        why = WRITE_FAILURES.get(unwritten.errno, unwritten.strerror)
+        print(
+            f"error: the table above is not saved: results.json and REPORT.md could not be written in "
+            f"{args.output_dir} ({why}); copy the folder to a writable place to keep them.",
+            file=sys.stderr,
+        )
         raise SystemExit(1)
     return rows, averages
 
@@ -239,9 +241,9 @@ def _report(args: MatrixArguments | ReportArguments) -> tuple[list, dict]:
 def _check_run_flags(action: str, extra: Sequence[str]) -> None:
     """Refuses, before any run, a passed-on flag that the runs' commands do not take (another action's, a typo):
     each run would otherwise fail on it, one after the other."""
-    from ..training.arguments import DataArguments, GPT1TrainingArguments, ModelArguments
+    from .glue import ARGUMENTS  # the arguments of hf-gpt1 glue and multiple-choice, the runs' commands
 
-    parser = HfArgumentParser((ModelArguments, DataArguments, GPT1TrainingArguments))
+    parser = HfArgumentParser(ARGUMENTS)
     known = {option for item in parser._actions for option in item.option_strings}  # argparse's list of options
     for word in extra:
         flag = word.split("=")[0]

@@ -32,7 +32,7 @@ from transformers import EvalPrediction, set_seed
 from ..configuration_gpt1 import GPT1Config
 from ..data.atomic import write_json_atomic
 from ..data.files import check_unique_ids, load_task_splits, task_folder
-from ..data.fingerprint import changed_input, rows_digest
+from ..data.fingerprint import rows_digest
 from ..data.metrics import baseline_name, load_metric, prediction_warnings, score_with_baselines
 from ..data.scores import SCORES
 from ..data.submissions import submission_scores, write_glue_submission, write_predictions
@@ -57,7 +57,7 @@ from .checkpoints import check_model_path, load_checkpoint, load_config, model_h
 from .flags import flags_for_inputs, flags_of, in_flags
 from .launch import COMPILE_PAYS_OFF_UPDATES, compiles_finetuning, settle_launch
 from .memory import apply_memory_arguments
-from .output_dir import TASK_FILE, check_output_dir, claimed, run_identity
+from .output_dir import TASK_FILE, check_output_dir, check_planned_inputs, claimed, run_identity
 from .precision import weights_dtype
 from .results import format_metrics, logged_metrics, print_start, save_results
 from .trainer import GPT1Trainer
@@ -191,11 +191,7 @@ def execute_finetuning(plan: FinetunePlan, notes: Sequence[str] = ()) -> dict[st
     the launch's, for the start screen ([`settle_launch`])."""
     model_args, data_args, args, spec = plan.model_args, plan.data_args, plan.args, plan.spec
     raw, sources, eval_names = plan.splits, plan.sources, list(plan.eval_names)
-    if changed := changed_input(plan.identity["inputs"]):  # what was planned is what runs
-        raise ValueError(
-            f"{changed} changed after this run was planned (its content differs, or it is gone): nothing was trained "
-            "on it. Run the same command again to plan the run with the file as it is now."
-        )
+    check_planned_inputs(plan.identity)  # what was planned is what runs
     set_seed(args.seed)
 
     # model and tokenizer

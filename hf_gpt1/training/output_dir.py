@@ -28,7 +28,7 @@ from typing import Any
 from transformers import TrainingArguments
 
 from ..data.atomic import remove_temporaries, write_json_atomic
-from ..data.fingerprint import comparable_paths, input_digests
+from ..data.fingerprint import changed_input, comparable_paths, input_digests
 
 try:  # POSIX advisory locks; elsewhere runs are not locked (and say so)
     import fcntl
@@ -49,6 +49,7 @@ __all__ = [
     "TASK_FILE",
     "OutputDirLock",
     "check_output_dir",
+    "check_planned_inputs",
     "check_recorded_digests",
     "claimed",
     "run_identity",
@@ -83,6 +84,16 @@ def check_recorded_digests(identity: dict[str, Any], digests: Mapping[str, str])
                     f"{flag} {path} changed while this run was reading it (its content differs from when the run "
                     "started): nothing was trained on it. Run the same command again once the file is final."
                 )
+
+
+def check_planned_inputs(identity: dict[str, Any]) -> None:
+    """Refuses a run whose recorded inputs (model files, tokenizer, data files) changed, or went, after it was
+    planned: what was planned is what runs."""
+    if changed := changed_input(identity.get("inputs", {})):
+        raise ValueError(
+            f"{changed} changed after this run was planned (its content differs, or it is gone): nothing was trained "
+            "on it. Run the same command again to plan the run with the file as it is now."
+        )
 
 
 def _differences(previous: dict[str, Any], run: dict[str, Any]) -> str:

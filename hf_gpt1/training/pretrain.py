@@ -29,7 +29,6 @@ from transformers import set_seed
 from transformers.trainer_utils import IntervalStrategy
 
 from ..configuration_gpt1 import GPT1Config
-from ..data.fingerprint import changed_input
 from ..data.packing import (
     open_corpus,
     unknown_share,
@@ -59,7 +58,7 @@ from .checkpoints import (
 from .flags import flags_for_inputs, flags_of
 from .launch import settle_launch
 from .memory import apply_memory_arguments
-from .output_dir import check_output_dir, check_recorded_digests, claimed, run_identity
+from .output_dir import check_output_dir, check_planned_inputs, check_recorded_digests, claimed, run_identity
 from .precision import weights_dtype
 from .results import logged_metrics, print_start, save_results
 from .trainer import PretrainTrainer
@@ -155,18 +154,9 @@ def execute_pretraining(plan: PretrainPlan, notes: Sequence[str] = ()) -> dict[s
     """Carries out a [`PretrainPlan`]: the tokenizer (trained on the corpus when none is given) and the model, the
     windows packed once, the Trainer; then, in the claimed output folder, training and the held-out perplexity;
     returns the results (`all_results.json`). `notes`: the launch's, for the start screen ([`settle_launch`])."""
-    model_args, data_args, args, identity, corpus = (
-        plan.model_args,
-        plan.data_args,
-        plan.args,
-        plan.identity,
-        plan.corpus,
-    )
-    if changed := changed_input(identity["inputs"]):  # what was planned is what runs
-        raise ValueError(
-            f"{changed} changed after this run was planned (its content differs, or it is gone): nothing was trained "
-            "on it. Run the same command again to plan the run with the file as it is now."
-        )
+    model_args, data_args, args, identity = plan.model_args, plan.data_args, plan.args, plan.identity
+    corpus = plan.corpus
+    check_planned_inputs(identity)  # what was planned is what runs
     set_seed(args.seed)
     flags = flags_of(data_args)
 
