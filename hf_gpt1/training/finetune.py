@@ -55,7 +55,7 @@ from .arguments import (
 )
 from .checkpoints import check_model_path, load_checkpoint, load_config, model_hub_access, resume_checkpoint
 from .flags import flags_for_inputs, flags_of, in_flags
-from .launch import COMPILE_PAYS_OFF_UPDATES, compiles_finetuning, settle_launch
+from .launch import COMPILE_PAYS_OFF_UPDATES, compiles_finetuning, precision_engine, settle_launch
 from .memory import apply_memory_arguments
 from .output_dir import TASK_FILE, check_output_dir, check_planned_inputs, claimed, run_identity
 from .precision import weights_dtype
@@ -161,6 +161,7 @@ def plan_finetuning(
     if args.process_index == 0:  # an unusable folder is refused before anything loads; it is claimed by execute
         check_output_dir(args.output_dir, identity, args.overwrite_output_dir, args.resume)
     _check_arguments(spec, model_args, data_args, args, recipe)
+    weights_dtype(model_args.model_dtype, args.bf16, precision_engine(args))  # a dtype the launch's engine refuses
     # data: the task's splits, checked, then the evaluation plan; the arguments are final from here on
     raw, sources, data_sha256 = _load_splits(spec, data_args, args)
     eval_names = tuple(_eval_split_names(raw))
@@ -197,7 +198,9 @@ def execute_finetuning(plan: FinetunePlan, notes: Sequence[str] = ()) -> dict[st
     # model and tokenizer
     with model_hub_access(model_args):
         tokenizer = load_gpt1_tokenizer(model_args.tokenizer_name_or_path or model_args.model_name_or_path)
-        model = build_model(spec, model_args, tokenizer, predict_only=not args.do_train, bf16=args.bf16)
+        model = build_model(
+            spec, model_args, tokenizer, predict_only=not args.do_train, bf16=args.bf16, engine=precision_engine(args)
+        )
     max_length, segment_cap = input_lengths(data_args, model.config, predict_only=not args.do_train)
     # the truncation the run uses travels with the model, so that pipelines serve inputs as the run saw them
     tokenizer.model_max_length = max_length
@@ -337,10 +340,15 @@ def reinitialize_blocks(model: GPT1PreTrainedModel, keep: int) -> None:
 
 
 def build_model(
-    spec: TaskSpec, model_args: ModelArguments, tokenizer, predict_only: bool = False, bf16: bool = False
+    spec: TaskSpec,
+    model_args: ModelArguments,
+    tokenizer,
+    predict_only: bool = False,
+    bf16: bool = False,
+    engine: str | None = None,
 ) -> GPT1PreTrainedModel:
     """The head for `spec`, from pre-trained weights (or random ones), with the special tokens and λ set, in the
-    dtype `--model_dtype` and `--bf16` give (`precision.weights_dtype`).
+    dtype `--model_dtype`, `--bf16` and the launch's precision `engine` give (`precision.weights_dtype`).
 
     Every weight but a new head's comes from the checkpoint. With `predict_only`, the head too, and it must have been
     fine-tuned on this task, with its labels (`--ignore_head_checks` lets a user predict with any head knowingly).
@@ -354,7 +362,7 @@ def build_model(
         "original_embedding_table": model_args.original_embedding_table,
         **GPT1Config.format_fields(spec.format),
         "clf_label_smoothing": model_args.clf_label_smoothing,
-        "dtype": MODEL_DTYPES[weights_dtype(model_args.model_dtype, bf16)],
+        "dtype": MODEL_DTYPES[weights_dtype(model_args.model_dtype, bf16, engine)],
     }
     if not fmt.choices:
         overrides["num_labels"] = spec.num_labels
@@ -370,7 +378,7 @@ def build_model(
         check_model_path(model_args.model_name_or_path)
         overrides.pop("dtype")
         config = load_config(head.model.config_class, model_args.model_name_or_path, **overrides)
-        model = head.model(config).to(new_model_dtype(weights_dtype(model_args.model_dtype, bf16)))
+        model = head.model(config).to(new_model_dtype(weights_dtype(model_args.model_dtype, bf16, engine)))
     else:
         if checked:
             _check_head(spec, load_config(head.model.config_class, model_args.model_name_or_path), model_args)

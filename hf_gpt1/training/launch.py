@@ -25,6 +25,7 @@ __all__ = [
     "cpu_only",
     "loader_workers_default",
     "on_cuda",
+    "precision_engine",
     "quiet_replicas",
     "settle_launch",
     "tf32_default",
@@ -73,6 +74,19 @@ def accelerator_config_default() -> dict[str, Any] | None:
     return {"non_blocking": True} if torch.cuda.is_available() else None
 
 
+def precision_engine(args: TrainingArguments | None = None) -> str | None:
+    """The engine that owns mixed precision in this launch: "FSDP" or "DeepSpeed" (`accelerate launch` with such a
+    config, or `--fsdp` / `--deepspeed`), else None. Such an engine keeps fp32 weights and computes in bf16 itself
+    (FSDP2's `MixedPrecisionPolicy`, DeepSpeed's bf16 master weights): a run under it trains fp32 weights with
+    Trainer's own optimizer, whose parameters the engine swaps for their shards."""
+    flag = lambda name: os.environ.get(name, "").lower() in ("1", "true", "yes")  # noqa: E731
+    if flag("ACCELERATE_USE_FSDP") or (args is not None and args.fsdp):
+        return "FSDP"
+    if flag("ACCELERATE_USE_DEEPSPEED") or (args is not None and args.deepspeed):
+        return "DeepSpeed"
+    return None
+
+
 def quiet_replicas(args: TrainingArguments) -> None:
     """Under several processes, only the main one logs warnings: the others log at `--log_level_replica`."""
     if args.process_index > 0:
@@ -104,5 +118,11 @@ def settle_launch(args: TrainingArguments) -> list[str]:
         notes.append(
             f"FSDP shards over accelerators; on the CPU accelerate trains these {args.world_size} processes as DDP "
             "(gloo), each holding the whole model and optimizer."
+        )
+    engine = precision_engine(args)
+    if engine and args.bf16:
+        notes.append(
+            f"--bf16 under {engine}: {engine} owns mixed precision (fp32 weights, bf16 compute); the run keeps fp32 "
+            "weights and Trainer's own optimizer, without fp32 master copies."
         )
     return notes

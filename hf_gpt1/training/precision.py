@@ -17,12 +17,18 @@ import torch
 __all__ = ["MasterWeightOptimizer", "master_weight_optimizer", "weights_dtype"]
 
 
-def weights_dtype(model_dtype: str | None, bf16: bool) -> str:
+def weights_dtype(model_dtype: str | None, bf16: bool, engine: str | None = None) -> str:
     """The `--model_dtype` a run trains in: the one given, else bfloat16 under `--bf16` on a CUDA GPU (fp32 master
-    weights in the optimizer) and float32 elsewhere (the CPU's `--bf16` is autocast)."""
+    weights in the optimizer) and float32 elsewhere (the CPU's `--bf16` is autocast) or under an `engine` that owns
+    mixed precision ([`~hf_gpt1.training.launch.precision_engine`]: FSDP, DeepSpeed), which trains fp32 weights."""
+    if engine and model_dtype not in (None, "float32"):
+        raise ValueError(
+            f"--model_dtype {model_dtype} under {engine}: {engine} keeps fp32 weights and computes in bf16 itself "
+            "(--bf16, or mixed_precision: bf16 in the accelerate config); leave --model_dtype out."
+        )
     if model_dtype is not None:
         return model_dtype
-    return "bfloat16" if bf16 and torch.cuda.is_available() else "float32"
+    return "bfloat16" if bf16 and torch.cuda.is_available() and not engine else "float32"
 
 
 class MasterWeightOptimizer(torch.optim.Optimizer):
@@ -88,10 +94,19 @@ class MasterWeightOptimizer(torch.optim.Optimizer):
 
 def master_weight_optimizer(args, model: torch.nn.Module) -> tuple[type, dict[str, Any]] | None:
     """`Trainer(optimizer_cls_and_kwargs=...)` for a model with bf16 weights: Trainer's optimizer for `args` on fp32
-    masters; None for an fp32 model (Trainer's own optimizer)."""
+    masters; None for an fp32 model (Trainer's own optimizer). Under FSDP or DeepSpeed, which swap the optimizer's
+    parameters for their shards and keep their own fp32 copies, a bf16 model is refused."""
     from transformers import Trainer
+
+    from .launch import precision_engine
 
     if not any(p.dtype == torch.bfloat16 for p in model.parameters() if p.requires_grad):
         return None
+    engine = precision_engine(args)
+    if engine:
+        raise ValueError(
+            f"A model with bf16 weights under {engine}: {engine} keeps fp32 weights and computes in bf16 itself; "
+            "load the model in float32 (leave --model_dtype out) and let the launch's mixed precision cast it."
+        )
     optimizer_cls, kwargs = Trainer.get_optimizer_cls_and_kwargs(args, model)
     return MasterWeightOptimizer, {"optimizer_cls": optimizer_cls, **kwargs}

@@ -56,7 +56,7 @@ from .checkpoints import (
     resume_checkpoint,
 )
 from .flags import flags_for_inputs, flags_of
-from .launch import settle_launch
+from .launch import precision_engine, settle_launch
 from .memory import apply_memory_arguments
 from .output_dir import check_output_dir, check_planned_inputs, check_recorded_digests, claimed, run_identity
 from .precision import weights_dtype
@@ -130,6 +130,7 @@ def plan_pretraining(
         raise ValueError("The pre-training recipe trains: --do_train false leaves it nothing to do.")
     if data_args.streaming and args.max_steps <= 0:
         raise ValueError("A streamed corpus has no length: set --max_steps.")
+    weights_dtype(model_args.model_dtype, args.bf16, precision_engine(args))  # a dtype the launch's engine refuses
     for flag, path in (("--model_name_or_path", model_args.model_name_or_path),
                        ("--tokenizer_name_or_path", model_args.tokenizer_name_or_path)):  # fmt: skip
         if path:
@@ -163,7 +164,7 @@ def execute_pretraining(plan: PretrainPlan, notes: Sequence[str] = ()) -> dict[s
     # tokenizer and model
     with model_hub_access(model_args):
         tokenizer = _tokenizer(model_args, args, corpus.documents)
-        model = _model(model_args, tokenizer, weights_dtype(model_args.model_dtype, args.bf16))
+        model = _model(model_args, tokenizer, weights_dtype(model_args.model_dtype, args.bf16, precision_engine(args)))
     # A language model's tokenizer encodes raw text: `tokenizer(text)` must not wrap it in the task template, or
     # pipeline("text-generation") and the zero-shot heuristics would see `_start_ … _classify_`. The special tokens
     # stay in the vocabulary; fine-tuning re-installs the template (hf_gpt1.training.finetune.build_model).

@@ -122,3 +122,47 @@ def test_a_bf16_checkpoint_is_fine_tuned_and_saved_in_fp32_and_the_start_line_sa
         assert {saved.get_tensor(name).dtype for name in saved.keys()} == {torch.float32}
     glue_main(glue_argv(bf16, train, dev, tmp_path / "pure", extra=["--save_strategy", "no", "--model_dtype", "auto"]))
     assert "; weights bfloat16" in capsys.readouterr().out  # asked for: the checkpoint's own dtype
+
+
+def _switched_to_shards(optimizer: torch.optim.Optimizer, model: torch.nn.Module) -> None:
+    """What `Accelerator.prepare` does to the optimizer of an FSDP2 launch: each parameter replaced by a stand-in
+    carrying its `data_ptr`, then accelerate's own `fsdp2_switch_optimizer_parameters` maps them to the shards."""
+    from accelerate.utils import fsdp2_switch_optimizer_parameters
+
+    shards = {p.data_ptr(): torch.nn.Parameter(p.detach().clone()) for p in model.parameters()}
+    for group in optimizer.param_groups:  # (accelerate/accelerator.py, `_prepare_fsdp2`)
+        for i, p in enumerate(group["params"]):
+            group["params"][i] = torch.empty(1, dtype=p.dtype, device=p.device)
+            group["params"][i].data_ptr = p.data_ptr()
+    fsdp2_switch_optimizer_parameters(optimizer, shards)
+
+
+def test_an_fsdp_launch_trains_fp32_weights_with_an_optimizer_accelerate_can_shard(monkeypatch, tmp_path):
+    import pytest
+
+    from hf_gpt1.training.arguments import PretrainTrainingArguments
+    from hf_gpt1.training.launch import precision_engine
+    from hf_gpt1.training.precision import master_weight_optimizer
+    from hf_gpt1.training.trainer import GPT1Trainer
+
+    args = PretrainTrainingArguments(output_dir=str(tmp_path), report_to="none", eval_strategy="no")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # where --bf16 alone gives bf16 weights
+    plain = weights_dtype(None, True, precision_engine(args))
+    with monkeypatch.context() as launched:  # `accelerate launch --config_file fsdp.yaml` sets this
+        launched.setenv("ACCELERATE_USE_FSDP", "true")
+        engine = precision_engine(args)
+        dtype = weights_dtype(None, True, engine)
+        with pytest.raises(ValueError, match=r"^--model_dtype bfloat16 under FSDP: .*leave --model_dtype out\.$"):
+            weights_dtype("bfloat16", True, engine)
+        with pytest.raises(ValueError, match="bf16 weights under FSDP"):
+            master_weight_optimizer(args, GPT1LMHeadModel(tiny_config()).to(torch.bfloat16))
+    assert (plain, engine, dtype) == ("bfloat16", "FSDP", "float32")
+    for weights, passes in ((dtype, True), (plain, False)):  # the plain launch's masters: the H100's failure
+        model = GPT1LMHeadModel(tiny_config()).to(getattr(torch, weights))
+        trainer = GPT1Trainer(model=model, args=args)
+        trainer.create_optimizer()
+        if passes:
+            _switched_to_shards(trainer.optimizer, model)
+        else:
+            with pytest.raises(KeyError, match="couldn't be switched to its sharded version"):
+                _switched_to_shards(trainer.optimizer, model)
