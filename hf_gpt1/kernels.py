@@ -123,6 +123,7 @@ def sdpa_attention_forward(
     attention_mask: torch.Tensor | None,
     dropout: float = 0.0,
     scaling: float | None = None,
+    attention_in_graph: bool = False,
     **kwargs,
 ) -> tuple[torch.Tensor, None]:
     """transformers' SDPA attention, with [`cpu_dropout_attention_forward`] for CPU training with attention dropout,
@@ -130,12 +131,14 @@ def sdpa_attention_forward(
 
     On Hopper GPUs SDPA prefers cuDNN attention, which builds (and caches) a graph for every new (batch, length)
     shape, so batches of varying length stall on graph building (README, "GPU"); flash or memory-efficient attention
-    serve every shape with one kernel.
+    serve every shape with one kernel. Compiled training with dropout on CUDA runs attention eagerly, between the
+    compiled regions ([`EAGER_DROPOUT_ATTENTION_DEVICES`]), unless the caller passes `attention_in_graph=True`.
     """
     on_cpu = query.device.type == "cpu"
     if on_cpu and dropout > 0 and not torch.compiler.is_compiling():
         return cpu_dropout_attention_forward(module, query, key, value, attention_mask, scaling, dropout, **kwargs)
-    if dropout > 0 and query.device.type in EAGER_DROPOUT_ATTENTION_DEVICES and torch.compiler.is_compiling():
+    between_graphs = query.device.type in EAGER_DROPOUT_ATTENTION_DEVICES and not attention_in_graph
+    if dropout > 0 and between_graphs and torch.compiler.is_compiling():
         return _eager_sdpa(module, query, key, value, attention_mask, dropout=dropout, scaling=scaling, **kwargs)
     with nullcontext() if on_cpu else _without_cudnn_attention():
         return _transformers_sdpa(
@@ -145,6 +148,8 @@ def sdpa_attention_forward(
 
 # Devices where compiled training runs attention with dropout eagerly, between the compiled regions: a compiled graph
 # sends SDPA with dropout to the memory-efficient kernel on CUDA (39% of an H200 step), eager SDPA to flash attention.
+# That pays in pre-training's long, GPU-bound steps. The fine-tuning heads pass `attention_in_graph=True`: their
+# short, host-bound steps gain more from one graph, replayed as a CUDA graph, than flash gains over the other kernel.
 EAGER_DROPOUT_ATTENTION_DEVICES = {"cuda"}
 
 

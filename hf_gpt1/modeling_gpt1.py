@@ -748,6 +748,8 @@ class _GPT1FineTuningBase(_GPT1WithLMHeadBase):
             "collators, and keep truncation from cutting it off.",
         )
         kwargs.pop("use_cache", None)  # a classifier reads one pass: nothing is cached, whatever the caller asks
+        # compiled, the whole step is one graph (kernels.EAGER_DROPOUT_ATTENTION_DEVICES says why)
+        kwargs.setdefault("attention_in_graph", True)
         outputs = self.transformer(input_ids, position_ids=position_ids, use_cache=False, **kwargs)
         hidden = outputs.last_hidden_state  # (..., T, C)
         # argmax returns the first maximum: the first `_classify_` position, as in the original code.

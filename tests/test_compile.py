@@ -307,3 +307,49 @@ def test_generate_decodes_from_a_compiled_static_cache_by_default_on_cuda(monkey
     assert torch.equal(dynamic, expected)
     said = [r.getMessage() for r in caplog.records if "static cache" in r.getMessage()]
     assert len(said) == 1 and "a batch of 1" in said[0], said
+
+
+def bucket_batch(head: str, length: int) -> dict[str, torch.Tensor]:
+    """A fine-tuning batch padded to `length` (a compiled run's bucket): right padding of different lengths."""
+    rows = (length, length - 3, length // 2)
+    ids = torch.randint(0, 60, (3, length))
+    mask = torch.zeros_like(ids)
+    for row, size in enumerate(rows):
+        ids[row, 0], ids[row, size // 2], ids[row, size - 1] = START, DELIM, EXTRACT
+        ids[row, size:], mask[row, :size] = 0, 1
+    batch = {"input_ids": ids, "attention_mask": mask, "labels": torch.tensor([0, 1, 1])}
+    if head == "sim":  # one ordering given, the model adds the other
+        batch["labels"] = torch.tensor([0.5, 2.0, 4.0])
+    if head == "mc":  # one question, its three answers
+        batch = {k: v.view(1, 3, -1) if k != "labels" else v[:1] for k, v in batch.items()}
+    return batch
+
+
+FINE_TUNING_HEADS = {
+    "clf": lambda config: GPT1ForSequenceClassification(config),
+    "sim": lambda config: GPT1ForSequenceClassification(
+        config.__class__(**{**config.to_dict(), "similarity": True, "num_labels": 1})
+    ),
+    "mc": lambda config: GPT1ForMultipleChoice(config),
+}
+
+
+@pytest.mark.parametrize("head", sorted(FINE_TUNING_HEADS))
+def test_a_compiled_fine_tuning_step_is_one_graph_at_every_bucket_under_cudas_attention_policy(monkeypatch, head):
+    """Compiled fine-tuning keeps attention with dropout in its graph, even where pre-training leaves it to eager
+    flash attention (CUDA: the CPU stands in): forward and backward are one graph each at every length bucket, so
+    the step can be replayed as one CUDA graph, and no op of either reads a value on the host."""
+    from hf_gpt1 import kernels
+    from hf_gpt1.training.finetune import compiled_padding
+    from tests.test_host_reads import HOST_READS, compiled_step_ops
+
+    monkeypatch.setattr(kernels, "EAGER_DROPOUT_ATTENTION_DEVICES", {"cpu"})
+    config = tiny_config(num_labels=2, n_positions=128)
+    model = FINE_TUNING_HEADS[head](config).train()
+    assert model.config.attn_pdrop > 0
+    step = compiled_padding(config.n_positions)
+    buckets = range(step, config.n_positions + 1, step)
+    assert len(buckets) > 1
+    for length in buckets:
+        ops = compiled_step_ops(model, bucket_batch(head, length))  # fullgraph=True: a graph break raises
+        assert "mm.default" in ops and not {op for op in ops if op.split(".")[0] in HOST_READS}, (length, ops)

@@ -123,3 +123,52 @@ def test_without_a_mask_each_real_token_gets_the_masked_result(mask):
         torch.testing.assert_close(got[row, positions], alone, atol=1e-5, rtol=1e-5)
     cached = model(**batch, use_cache=True)  # a cache is filled: transformers' masked path, the same logits
     torch.testing.assert_close(cached.logits[attention], got[attention], atol=1e-5, rtol=1e-5)
+
+
+class CountedHostReads(TorchDispatchMode):
+    """Counts the ops that read a tensor's value on the host while `counting` is on."""
+
+    def __init__(self):
+        super().__init__()
+        self.counting, self.reads = False, []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if self.counting and func.__name__.split(".")[0] in HOST_READS:
+            self.reads.append(func.__name__)
+        return func(*args, **(kwargs or {}))
+
+
+@pytest.mark.parametrize("nan_filter", [False, True])
+def test_the_trainers_training_step_reads_nothing_on_the_host(tmp_path, nan_filter):
+    """Between two optimizer steps, GPT1Trainer (forward, backward, clipping, the master-weight AdamW step, the
+    schedule, the speed meter, the callbacks) hands no value to Python: the host can queue the next step, or replay
+    it as a CUDA graph, while the GPU runs this one. Reads wait for a log line. transformers' own
+    `--logging_nan_inf_filter` (off in our recipes: a non-finite loss stops the run) reads the loss at every step."""
+    import datasets
+    from transformers import TrainerCallback
+
+    from hf_gpt1.training.arguments import GPT1TrainingArguments
+    from hf_gpt1.training.trainer import GPT1Trainer
+    from tests.test_compile import bucket_batch
+
+    mode = CountedHostReads()
+
+    class CountInsideSteps(TrainerCallback):  # the first step, which builds the optimizer's state, aside
+        def on_step_begin(self, args, state, control, **kwargs):
+            mode.counting = state.global_step >= 1
+
+        def on_step_end(self, args, state, control, **kwargs):
+            mode.counting = False
+
+    rows = [{k: v[0].tolist() for k, v in bucket_batch("clf", 16).items()} for _ in range(8)]
+    model = GPT1ForSequenceClassification(tiny_config(num_labels=2)).to(torch.bfloat16)  # fp32 masters
+    args = GPT1TrainingArguments(
+        str(tmp_path), max_steps=5, per_device_train_batch_size=2, logging_steps=1000, report_to="none",
+        save_strategy="no", eval_strategy="no", logging_nan_inf_filter=nan_filter, disable_tqdm=True,
+    )  # fmt: skip
+    trainer = GPT1Trainer(model=model, args=args, train_dataset=datasets.Dataset.from_list(rows))
+    trainer.add_callback(CountInsideSteps())
+    with mode:
+        trainer.train()
+    assert trainer.state.global_step == 5
+    assert bool(mode.reads) is nan_filter, mode.reads

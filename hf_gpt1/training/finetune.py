@@ -55,7 +55,13 @@ from .arguments import (
 )
 from .checkpoints import check_model_path, load_checkpoint, load_config, model_hub_access, resume_checkpoint
 from .flags import flags_for_inputs, flags_of, in_flags
-from .launch import COMPILE_PAYS_OFF_UPDATES, compiles_finetuning, precision_engine, settle_launch
+from .launch import (
+    COMPILE_PAYS_OFF_UPDATES,
+    compiles_finetuning,
+    finetuning_compile_mode,
+    precision_engine,
+    settle_launch,
+)
 from .memory import apply_memory_arguments
 from .output_dir import TASK_FILE, check_output_dir, check_planned_inputs, claimed, run_identity
 from .precision import weights_dtype
@@ -272,23 +278,32 @@ def execute_finetuning(plan: FinetunePlan, notes: Sequence[str] = ()) -> dict[st
 
 def _compile_plan(
     args: GPT1TrainingArguments, data_args: DataArguments, raw: datasets.DatasetDict
-) -> tuple[dict[str, bool], list[str]]:
-    """`--torch_compile` as given, or its default decided from the run's length (`launch.compiles_finetuning`);
-    returns the argument to set and, on a CUDA GPU, the start screen's line that says the decision."""
-    if args.torch_compile is not None:
-        return {}, []
-    rows = raw["train"].num_rows if args.do_train and "train" in raw else 0
-    if data_args.max_train_samples is not None:
-        rows = min(rows, data_args.max_train_samples)
-    updates = planned_updates(args, range(rows)) if args.do_train else None
-    compiled = compiles_finetuning(args.bf16, updates)
+) -> tuple[dict[str, Any], list[str]]:
+    """`--torch_compile` as given, or its default decided from the run's length (`launch.compiles_finetuning`), and
+    the compile mode (`launch.finetuning_compile_mode`: CUDA graphs on one GPU); returns the arguments to set and, on
+    a CUDA GPU, the start screen's lines that say the decisions."""
+    settings: dict[str, Any] = {}
     notes = []
-    if torch.cuda.is_available() and args.do_train:
-        bf16 = str(args.bf16).lower()
-        reason = f"{updates:,} updates, --bf16 {bf16}; on from {COMPILE_PAYS_OFF_UPDATES:,} updates with --bf16"
-        effect = "each length bucket compiles once, in its first step" if compiled else "--torch_compile true: on"
-        notes.append(f"torch.compile: {'on' if compiled else 'off'} by default ({reason}): {effect}")
-    return {"torch_compile": compiled}, notes
+    compiled = bool(args.torch_compile)
+    if args.torch_compile is None:
+        rows = raw["train"].num_rows if args.do_train and "train" in raw else 0
+        if data_args.max_train_samples is not None:
+            rows = min(rows, data_args.max_train_samples)
+        updates = planned_updates(args, range(rows)) if args.do_train else None
+        compiled = settings["torch_compile"] = compiles_finetuning(args.bf16, updates)
+        if torch.cuda.is_available() and args.do_train:
+            bf16 = str(args.bf16).lower()
+            reason = f"{updates:,} updates, --bf16 {bf16}; on from {COMPILE_PAYS_OFF_UPDATES:,} updates with --bf16"
+            effect = "each length bucket compiles once, in its first step" if compiled else "--torch_compile true: on"
+            notes.append(f"torch.compile: {'on' if compiled else 'off'} by default ({reason}): {effect}")
+    mode = finetuning_compile_mode(args, compiled)
+    if mode:
+        settings["torch_compile_mode"] = mode
+        notes.append(
+            f"CUDA graphs: on by default (--torch_compile_mode {mode}): each length bucket's step is one graph, "
+            "recorded in its first steps and then replayed in one launch; --torch_compile_mode default turns it off"
+        )
+    return settings, notes
 
 
 PAPER_BATCH = 32  # the paper's fine-tuning batch (section 4.1)

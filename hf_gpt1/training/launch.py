@@ -20,8 +20,10 @@ from transformers.utils import is_torch_tf32_available
 
 __all__ = [
     "COMPILE_PAYS_OFF_UPDATES",
+    "CUDA_GRAPHS_MODE",
     "accelerator_config_default",
     "compiles_finetuning",
+    "finetuning_compile_mode",
     "cpu_only",
     "loader_workers_default",
     "on_cuda",
@@ -55,6 +57,20 @@ def compiles_finetuning(bf16: bool, updates: int | None) -> bool:
     """`--torch_compile`'s default for fine-tuning: on with a CUDA GPU under `--bf16` for a run of at least
     [`COMPILE_PAYS_OFF_UPDATES`] updates."""
     return torch.cuda.is_available() and bf16 and updates is not None and updates >= COMPILE_PAYS_OFF_UPDATES
+
+
+# The compile mode that replays each compiled graph as a CUDA graph: one launch per graph instead of one per kernel.
+CUDA_GRAPHS_MODE = "reduce-overhead"
+
+
+def finetuning_compile_mode(args: TrainingArguments, compiled: bool) -> str | None:
+    """`--torch_compile_mode`'s default for a fine-tuning run: [`CUDA_GRAPHS_MODE`] when it compiles on one CUDA GPU
+    (its step is one graph per length bucket, and at GPT-1's size the host launches kernels slower than the GPU runs
+    them); None (the compiler's default) otherwise, when the mode is given, or under several processes or an engine
+    that owns precision, whose collectives run between the graphs."""
+    if not compiled or args.torch_compile_mode is not None or not torch.cuda.is_available():
+        return None
+    return CUDA_GRAPHS_MODE if args.world_size == 1 and not precision_engine(args) else None
 
 
 def loader_workers_default() -> int:

@@ -12,6 +12,7 @@ checkpoint, prediction-only runs, one summary at the end. Bad input is rejected 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import errno
 import json
 import math
@@ -898,7 +899,6 @@ def test_a_run_is_planned_from_dataclasses_then_executed(tiny_lm, glue_slice, tm
     """`plan_finetuning` is a function of the argument dataclasses and the data: it reads, checks and decides (the
     evaluation plan, the best checkpoint's metric) and writes nothing of the run; `execute_finetuning` carries the
     frozen plan out."""
-    import dataclasses
 
     from hf_gpt1.training.arguments import DataArguments, GPT1TrainingArguments, ModelArguments
     from hf_gpt1.training.finetune import execute_finetuning, plan_finetuning
@@ -932,7 +932,8 @@ def test_a_run_is_planned_from_dataclasses_then_executed(tiny_lm, glue_slice, tm
 def test_the_plan_compiles_a_long_bf16_run_on_cuda_by_default(tiny, glue_slice, tmp_path, monkeypatch, given,
                                                                max_steps, bf16, expected):  # fmt: skip
     """`--torch_compile` left out: on a CUDA GPU (stood in for here) a run of at least 7,500 updates under --bf16
-    compiles, a shorter one does not, and the start screen's plan says which; a given flag is kept as given."""
+    compiles, a shorter one does not, and the start screen's plan says which; a given flag is kept as given. A
+    compiled run replays its steps as CUDA graphs (`--torch_compile_mode reduce-overhead`), and says so."""
     from hf_gpt1.training import launch
     from hf_gpt1.training.arguments import DataArguments, GPT1TrainingArguments, ModelArguments
     from hf_gpt1.training.finetune import plan_finetuning
@@ -944,11 +945,19 @@ def test_the_plan_compiles_a_long_bf16_run_on_cuda_by_default(tiny, glue_slice, 
     data = DataArguments(task="rte", data_dir=str(glue_slice))
     plan = plan_finetuning(ModelArguments(model_name_or_path=str(tiny)), data, args)
     assert plan.args.torch_compile is expected and args.torch_compile is given
+    assert plan.args.torch_compile_mode == ("reduce-overhead" if expected else None)
+    notes = list(plan.notes)
     if given is None:
-        (note,) = plan.notes
+        note = notes.pop(0)
         assert note.startswith(f"torch.compile: {'on' if expected else 'off'} by default ({max_steps:,} updates"), note
-    else:
-        assert plan.notes == ()
+    if expected:
+        note = notes.pop(0)
+        assert note.startswith("CUDA graphs: on by default (--torch_compile_mode reduce-overhead)"), note
+    assert notes == []
+    if expected:  # a mode given is kept, and so are graphs off
+        args = dataclasses.replace(args, torch_compile_mode="default")
+        plan = plan_finetuning(ModelArguments(model_name_or_path=str(tiny)), data, args)
+        assert plan.args.torch_compile_mode == "default" and not any("CUDA graphs" in n for n in plan.notes)
 
 
 def test_execute_refuses_inputs_changed_since_the_plan(tiny, glue_slice, tmp_path):
