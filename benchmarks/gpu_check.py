@@ -14,6 +14,8 @@ of time is recorded as such and the others still run):
 * `pretrain`: `hf-gpt1 pretrain --bf16` at GPT-1 size on WikiText-2 with the original 40k BPE, 32 × 512, steady state;
 * `glue`: `hf-gpt1 glue --task sst2 --bf16` from a GPT-1-size checkpoint, steps/s and the slowest step (the dry run:
   RTE, a smaller file);
+* `fsdp`, `deepspeed_zero2`, `deepspeed_zero3`: the sharding engines on one GPU, `--bf16` (engine's mixed precision):
+  train, killed and `--resume`d, `from_pretrained` (`benchmarks/engine_check.py`);
 * `tests`: the test files that hold the CUDA tests, with CUDA visible.
 
 `--report DIR...` builds `gpu_check.json` and `gpu_check.md` from stage folders (several calls' results merge).
@@ -34,11 +36,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
 NOMINAL_TFLOPS = 989.0  # dense bf16 tensor-core peak of an H100 SXM and an H200 (datasheets), MFU's denominator
-STAGES = ("bench", "profile", "pretrain", "glue", "fsdp", "tests", "bench_compile")  # in the order they run
+# in the order they run; the sharding engines' stages are benchmarks/engine_check.py's engines
+ENGINES = ("fsdp", "deepspeed_zero2", "deepspeed_zero3")
+STAGES = ("bench", "profile", "pretrain", "glue", *ENGINES, "tests", "bench_compile")
 GPT1 = ["--n_layer", "12", "--n_embd", "768", "--n_head", "12", "--n_positions", "512"]
 TOY = ["--n_layer", "2", "--n_embd", "64", "--n_head", "4", "--n_positions", "64"]
 # The profile stage's cases (benchmarks/step_profile.py): the recipes' steps compiled, with and without CUDA graphs
-PROFILED = ["--cases", "pretrain,pretrain_cudagraphs,finetune_cudagraphs,decode_b1"]
+PROFILED = ["--cases", "pretrain,pretrain_autocast,finetune_eager,finetune_cudagraphs,decode_b1"]
 
 
 def stage_commands(dry: bool, work: Path, out: Path) -> dict[str, tuple[list[str], int]]:
@@ -68,7 +72,10 @@ def stage_commands(dry: bool, work: Path, out: Path) -> dict[str, tuple[list[str
             120,
         ),
         "profile": ([py, "benchmarks/step_profile.py", "--work", str(work), *dry_flag] + PROFILED, 200),
-        "fsdp": ([py, "benchmarks/fsdp_check.py", "--work", str(work), *dry_flag], 300),
+        **{
+            engine: ([py, "benchmarks/engine_check.py", "--engine", engine, "--work", str(work), *dry_flag], 300)
+            for engine in ENGINES
+        },
         "pretrain": (
             [py, "-m", "hf_gpt1", "pretrain", *(TOY if dry else GPT1), "--train_files", wikitext]
             + ["--tokenizer_name_or_path", str(work / "gpt1"), "--output_dir", str(work / "pretrain")]
@@ -151,7 +158,7 @@ def collect(stage: str, work: Path, out: Path, record: dict) -> dict:
     if stage in ("bench", "bench_compile"):
         raw = out / f"{stage}_raw.json"
         return {"rows": json.loads(raw.read_text()).get("rows", [])} if raw.exists() else {}
-    if stage in ("profile", "fsdp"):
+    if stage == "profile" or stage in ENGINES:
         try:
             return {stage: json.loads(record.pop("stdout_last_line"))}
         except (json.JSONDecodeError, KeyError):
@@ -223,11 +230,16 @@ def targets(stages: dict) -> list[dict]:
         add("hf-gpt1 pretrain first step s", pretrain.get("first_step_s"), "-", None)
         add("hf-gpt1 pretrain graphs after first step", pretrain.get("graphs_compiled_after_first_step"), "0",
             pretrain.get("graphs_compiled_after_first_step") in (0, None))  # fmt: skip
+        bare = (stages.get("profile", {}).get("profile") or {}).get("pretrain")
+        if bare:  # the same 32 × 512 step: the recipe's steady-state step against the bare compiled one
+            share = bare["wall_ms"] / (1000 / pretrain["steps_per_s"])
+            add("hf-gpt1 pretrain step: bare step's time / recipe's", round(share, 3), "≥ 0.9", share >= 0.9)
     glue = stages.get("glue", {}).get("train", {}).get("steady_state")
     if glue:
         add("hf-gpt1 glue sst2 --bf16 steps/s", round(glue["steps_per_s"], 1), "≥ 100", glue["steps_per_s"] >= 100)
         spread = glue.get("max_step_over_median")
         add("glue slowest step / median", spread and round(spread, 2), "≤ 2", spread is not None and spread <= 2)
+        add("glue first step s (compiles, records the CUDA graphs)", glue.get("first_step_s"), "-", None)
     prof = stages.get("profile", {}).get("profile") or {}
     pre = prof.get("pretrain")
     if pre:
@@ -235,19 +247,26 @@ def targets(stages: dict) -> list[dict]:
         add("profile: compiled pre-training step, device ms", round(pre["device_ms"], 2), "-", None)
         add("profile: flash attention share of a compiled step", round(share.get("attention_flash", 0), 3), "-", None)
         add("profile: memory-efficient attention share", round(share.get("attention_efficient", 0), 3), "-", None)
-        add("profile: copy/cast share", round(share.get("copy", 0), 3), "-", None)
+        add("profile: copy/cast share", round(share.get("copy", 0), 3), "≤ 0.10", share.get("copy", 0) <= 0.10)
+        autocast = prof.get("pretrain_autocast")
+        if autocast:  # what accelerate's autocast around bf16 weights costs the compiled step
+            add("profile: autocast's cost in the pre-training step, wall ms",
+                round(autocast["wall_ms"] - pre["wall_ms"], 3), "-", None)  # fmt: skip
     for case in prof:
         if isinstance(prof[case], dict):
             busy = prof[case]["device_busy"]
             add(f"profile: {case} wall / issue / device ms", [round(prof[case][k], 3) for k in
                 ("wall_ms", "issue_ms", "device_ms")], "-", None)  # fmt: skip
             add(f"profile: {case} device busy", round(busy, 3), "-", None)
-    fsdp = stages.get("fsdp", {}).get("fsdp")
-    if fsdp and "skipped" in fsdp:
-        add("FSDP2 on one GPU: trains, kill → --resume, from_pretrained", None, "all", None)
-    elif fsdp:
-        add("FSDP2 on one GPU: trains, kill → --resume, from_pretrained", fsdp["ok"], "all", fsdp["ok"])
-        add("FSDP2 resumed loss − uninterrupted loss (max)", fsdp["resumed_max_abs_loss_diff"], "-", None)
+    for engine in ENGINES:
+        checked = stages.get(engine, {}).get(engine)
+        what = f"{engine} on one GPU, --bf16: trains, kill → --resume, from_pretrained"
+        if checked and "skipped" in checked:
+            add(what, None, "all", None)
+        elif checked:
+            add(what, checked["ok"], "all", checked["ok"])
+            add(f"{engine} resumed loss − uninterrupted loss (max)", checked.get("resumed_max_abs_loss_diff"), "-",
+                None)  # fmt: skip
     tests = stages.get("tests", {}).get("tests")
     if tests:
         bad = tests["failures"] + tests["errors"]

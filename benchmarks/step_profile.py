@@ -8,8 +8,9 @@ the top kernels by name, the top operators by name and input shapes (which opera
 host's time in the named regions (compiled graphs, eager attention, the optimizer). `device_ms / wall_ms` is how busy
 the GPU was; a step that is issued no faster than it runs (`issue_ms ≈ wall_ms`) is bound by the host.
 
-Cases: `pretrain` (GPT-1 size, bf16 weights and fp32 masters, compiled, 32 × 512: the recipe's step), `finetune_eager`
-and `finetune_compiled` (classification, 32 × 64: SST-2's bucket), `*_cudagraphs` (compiled with
+Cases: `pretrain` (GPT-1 size, bf16 weights and fp32 masters, compiled, 32 × 512: the recipe's step),
+`pretrain_autocast` (the same under `torch.autocast(bf16)`, as accelerate wraps the forward of a `--bf16` run),
+`finetune_eager` and `finetune_compiled` (classification, 32 × 64: SST-2's bucket), `*_cudagraphs` (compiled with
 `mode="reduce-overhead"`: each compiled region replayed as a CUDA graph), `optimizer` (the master-weight AdamW step
 alone), `decode_b1` (one new token per step from a static cache, the decode step `generate()` replays).
 
@@ -28,8 +29,8 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 CASES = (
-    "pretrain", "pretrain_cudagraphs", "finetune_eager", "finetune_compiled", "finetune_cudagraphs", "optimizer",
-    "decode_b1",
+    "pretrain", "pretrain_autocast", "pretrain_cudagraphs", "finetune_eager", "finetune_compiled",
+    "finetune_cudagraphs", "optimizer", "decode_b1",
 )  # fmt: skip
 # Host regions worth naming: what the profiler calls them, and ours.
 REGIONS = {
@@ -110,7 +111,14 @@ def measure(step: Callable[[], None], device: str, steps: int, warmup: int = 3) 
     }
 
 
-def training_step(model, optimizer, batch: dict, compiled: bool, backend: str, mode: str | None) -> Callable[[], None]:
+def training_step(
+    model, optimizer, batch: dict, compiled: bool, backend: str, mode: str | None, autocast: bool = False
+) -> Callable[[], None]:
+    if autocast:  # what accelerate does to the model of a --bf16 run: its forward under autocast, outputs in fp32
+        from accelerate.utils import convert_outputs_to_fp32
+
+        device = next(model.parameters()).device.type
+        model.forward = convert_outputs_to_fp32(torch.autocast(device, dtype=torch.bfloat16)(model.forward))
     forward = torch.compile(model, backend=backend, mode=mode) if compiled else model
 
     def step() -> None:
@@ -146,7 +154,8 @@ def run(work: Path, dry: bool, cases: list[str]) -> dict:
         if case.startswith("pretrain"):
             ids = torch.randint(0, vocab, pretrain_shape, device=device)
             batch = {"input_ids": ids, "labels": ids}
-            step = training_step(model.train(), optimizer_for(model), batch, True, backend, mode)
+            autocast = case.endswith("autocast")
+            step = training_step(model.train(), optimizer_for(model), batch, True, backend, mode, autocast)
         elif case.startswith("finetune"):
             ids = torch.randint(0, vocab, finetune_shape, device=device)
             ids[:, 0], ids[:, -1] = model.config.start_token_id, model.config.extract_token_id

@@ -22,6 +22,7 @@ from typing import Any
 
 import datasets
 import torch
+from accelerate.utils import AutocastKwargs
 from torch.utils.data import DataLoader, SequentialSampler
 from transformers import Trainer
 from transformers import trainer as transformers_trainer
@@ -93,13 +94,19 @@ class GPT1Trainer(Trainer):
       a non-finite training loss or a full disk stops the run with a `TrainingError` that names the last good
       checkpoint.
     * [`speed`] measures the steady-state training speed ([`SpeedMeter`]).
-    * A model with bf16 weights is trained through fp32 master weights ([`MasterWeightOptimizer`]).
+    * A model with bf16 weights is trained through fp32 master weights ([`MasterWeightOptimizer`]), without
+      `--bf16`'s autocast (its matmuls are bf16 already; LayerNorms stay in bf16, as faithful to the fp32 run as fp32
+      LayerNorms: tests/training/test_precision.py).
     """
 
     def __init__(self, model=None, args=None, *positional, **kwargs):
+        masters = None
         if model is not None and args is not None and not kwargs.get("optimizers"):
-            kwargs.setdefault("optimizer_cls_and_kwargs", master_weight_optimizer(args, model))
+            masters = master_weight_optimizer(args, model)
+            kwargs.setdefault("optimizer_cls_and_kwargs", masters)
         super().__init__(model, args, *positional, **kwargs)
+        if masters is not None:  # bf16 weights: --bf16's autocast would only add casts (fp32 LayerNorms on CUDA)
+            self.accelerator.autocast_handler = AutocastKwargs(enabled=False)
         self._component_sums: dict[str, torch.Tensor | float] = defaultdict(float)
         self._component_counts: dict[str, int] = defaultdict(int)
         self._eval_components: tuple[dict[str, torch.Tensor | float], dict[str, int]] = (

@@ -1,16 +1,19 @@
 # Copyright 2026 The hf_gpt1 authors.
 # SPDX-License-Identifier: Apache-2.0
-"""FSDP2 on one GPU: gpu_check's `fsdp` stage. `accelerate launch` with `recipes/configs/accelerate/fsdp.yaml` and
-one process, for the pretrain and glue recipes with `--bf16` (bf16 weights, fp32 masters in the optimizer):
+"""A sharding engine on one GPU: gpu_check's `fsdp`, `deepspeed_zero2` and `deepspeed_zero3` stages. `accelerate
+launch` with the engine's config in `recipes/configs/accelerate/` and one process, for the pretrain recipe (and, under
+FSDP, the glue recipe) with `--bf16`: the engine owns mixed precision (fp32 weights, bf16 compute), the run keeps
+Trainer's own optimizer (`hf_gpt1.training.launch.precision_engine`):
 
 1. pretrain A: 6 updates, a sharded checkpoint every 3;
 2. pretrain B: the same run, killed (SIGKILL to its process group) once checkpoint-3 is complete, then `--resume`:
    its losses after the checkpoint against A's (the same seed and data);
-3. the final models of both recipes load with `from_pretrained`; the glue run trains SST-2 for 6 updates.
+3. the final models load with `from_pretrained`; under FSDP the glue run trains SST-2 for 6 updates.
 
-Prints one JSON line. `--dry-run` (no CUDA: FSDP shards over GPUs) prints the commands and skips them, saying so.
+Prints one JSON line. `--dry-run` (no CUDA: the engines shard over GPUs) prints the commands and skips them, saying
+so.
 
-    python benchmarks/fsdp_check.py --work DIR [--dry-run]
+    python benchmarks/engine_check.py --engine fsdp|deepspeed_zero2|deepspeed_zero3 --work DIR [--dry-run]
 """
 
 from __future__ import annotations
@@ -26,30 +29,34 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
-CONFIG = REPO / "recipes" / "configs" / "accelerate" / "fsdp.yaml"
+CONFIGS = REPO / "recipes" / "configs" / "accelerate"
+ENGINES = ("fsdp", "deepspeed_zero2", "deepspeed_zero3")  # their accelerate configs' names
 COMMON = ["--report_to", "none", "--disable_tqdm", "true", "--logging_steps", "1", "--bf16", "--seed", "0"]
 
 
-def launch(recipe: str) -> list[str]:
-    return [sys.executable, "-m", "accelerate.commands.launch", "--config_file", str(CONFIG), "--num_processes", "1",
+def launch(engine: str, recipe: str) -> list[str]:
+    config = CONFIGS / f"{engine}.yaml"
+    return [sys.executable, "-m", "accelerate.commands.launch", "--config_file", str(config), "--num_processes", "1",
             str(REPO / "recipes" / recipe)]  # fmt: skip
 
 
-def commands(work: Path) -> dict[str, list[str]]:
+def commands(engine: str, work: Path) -> dict[str, list[str]]:
     corpus = str(DATA / "text" / "wikitext-2" / "valid.txt")
-    pretrain = [*launch("pretrain.py"), "--train_files", corpus, "--tokenizer_name_or_path", str(work / "gpt1")]
-    pretrain += ["--per_device_train_batch_size", "8", "--max_steps", "6", "--save_steps", "3", "--eval_strategy",
-                 "no", "--validation_split_percentage", "5", "--torch_compile", "false", *COMMON]  # fmt: skip
-    glue = [*launch("glue.py"), "--task", "sst2", "--data_dir", str(DATA / "glue"), "--model_name_or_path",
-            str(work / "gpt1"), "--max_steps", "6", "--max_train_samples", "512", "--do_eval", "false",
-            "--do_predict", "false", "--save_strategy", "no", "--output_dir", str(work / "fsdp_glue"),
-            *COMMON]  # fmt: skip
-    return {
-        "pretrain_a": [*pretrain, "--output_dir", str(work / "fsdp_a")],
-        "pretrain_b": [*pretrain, "--output_dir", str(work / "fsdp_b")],
-        "pretrain_b_resume": [*pretrain, "--output_dir", str(work / "fsdp_b"), "--resume"],
-        "glue": glue,
+    pretrain = [*launch(engine, "pretrain.py"), "--train_files", corpus]
+    pretrain += ["--tokenizer_name_or_path", str(work / "gpt1"), "--per_device_train_batch_size", "8", "--max_steps",
+                 "6", "--save_steps", "3", "--eval_strategy", "no", "--validation_split_percentage", "5",
+                 "--torch_compile", "false", *COMMON]  # fmt: skip
+    runs = {
+        "pretrain_a": [*pretrain, "--output_dir", str(work / f"{engine}_a")],
+        "pretrain_b": [*pretrain, "--output_dir", str(work / f"{engine}_b")],
+        "pretrain_b_resume": [*pretrain, "--output_dir", str(work / f"{engine}_b"), "--resume"],
     }
+    if engine == "fsdp":
+        runs["glue"] = [*launch(engine, "glue.py"), "--task", "sst2", "--data_dir", str(DATA / "glue"),
+                        "--model_name_or_path", str(work / "gpt1"), "--max_steps", "6", "--max_train_samples", "512",
+                        "--do_eval", "false", "--do_predict", "false", "--save_strategy", "no", "--output_dir",
+                        str(work / f"{engine}_glue"), *COMMON]  # fmt: skip
+    return runs
 
 
 def run(command: list[str], limit: float, kill_when: Path | None = None) -> dict:
@@ -97,24 +104,27 @@ def loads(folder: Path, head: str) -> str | None:
     return None
 
 
-def check(work: Path) -> dict:
-    steps = commands(work)
-    result: dict = {"runs": {}}
+def check(engine: str, work: Path) -> dict:
+    steps = commands(engine, work)
+    result: dict = {"engine": engine, "runs": {}}
     result["runs"]["pretrain_a"] = run(steps["pretrain_a"], 240)
-    marker = work / "fsdp_b" / "checkpoint-3" / "checkpoint_complete.json"
+    if result["runs"]["pretrain_a"]["returncode"] != 0:  # the same launch again would fail alike: stop here
+        result["ok"] = False
+        return result
+    marker = work / f"{engine}_b" / "checkpoint-3" / "checkpoint_complete.json"
     result["runs"]["pretrain_b"] = run(steps["pretrain_b"], 240, kill_when=marker)
     result["runs"]["pretrain_b_resume"] = run(steps["pretrain_b_resume"], 240)
-    result["runs"]["glue"] = run(steps["glue"], 240)
-    a, b = losses(work / "fsdp_a"), losses(work / "fsdp_b")
+    if "glue" in steps:
+        result["runs"]["glue"] = run(steps["glue"], 240)
+    a, b = losses(work / f"{engine}_a"), losses(work / f"{engine}_b")
     after = [step for step in sorted(a) if step > 3 and step in b]
     result["losses_a"], result["losses_b"] = a, b
     result["resumed_max_abs_loss_diff"] = max((abs(a[s] - b[s]) for s in after), default=None)
-    checkpoint = work / "fsdp_b" / "checkpoint-3"
+    checkpoint = work / f"{engine}_b" / "checkpoint-3"
     result["sharded_checkpoint_files"] = sorted(str(p.relative_to(checkpoint)) for p in checkpoint.rglob("*"))[:40]
-    result["load_errors"] = {
-        "pretrain": loads(work / "fsdp_b", "AutoModelForCausalLM"),
-        "glue": loads(work / "fsdp_glue", "AutoModelForSequenceClassification"),
-    }
+    result["load_errors"] = {"pretrain": loads(work / f"{engine}_b", "AutoModelForCausalLM")}
+    if "glue" in steps:
+        result["load_errors"]["glue"] = loads(work / f"{engine}_glue", "AutoModelForSequenceClassification")
     result["ok"] = (
         all(r["returncode"] == 0 for k, r in result["runs"].items() if k != "pretrain_b")
         and result["runs"]["pretrain_b"]["killed"]
@@ -126,15 +136,17 @@ def check(work: Path) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--engine", choices=ENGINES, required=True)
     parser.add_argument("--work", required=True, help="folder holding gpt1/ (gpu_check prepares it)")
-    parser.add_argument("--dry-run", action="store_true", help="print the commands; FSDP needs CUDA")
+    parser.add_argument("--dry-run", action="store_true", help="print the commands; the engines need CUDA")
     args = parser.parse_args(argv)
     work = Path(args.work)
     if args.dry_run:
-        shown = {name: " ".join(command) for name, command in commands(work).items()}
-        print(json.dumps({"skipped": "FSDP shards over CUDA GPUs: the dry run shows the commands only", **shown}))
+        shown = {name: " ".join(command) for name, command in commands(args.engine, work).items()}
+        skipped = f"{args.engine} shards over CUDA GPUs: the dry run shows the commands only"
+        print(json.dumps({"skipped": skipped, **shown}))
         return 0
-    result = check(work)
+    result = check(args.engine, work)
     print(json.dumps(result))
     return 0 if result["ok"] else 1
 
