@@ -5,7 +5,7 @@ launch` with the engine's config in `recipes/configs/accelerate/` and one proces
 FSDP, the glue recipe) with `--bf16`: the engine owns mixed precision (fp32 weights, bf16 compute), the run keeps
 Trainer's own optimizer (`hf_gpt1.training.launch.precision_engine`):
 
-1. pretrain A: 6 updates, a sharded checkpoint every 3;
+1. pretrain A: 12 updates, a sharded checkpoint every 3;
 2. pretrain B: the same run, killed (SIGKILL to its process group) once checkpoint-3 is complete, then `--resume`:
    its losses after the checkpoint against A's (the same seed and data);
 3. the final models load with `from_pretrained`; under FSDP the glue run trains SST-2 for 6 updates.
@@ -44,7 +44,7 @@ def commands(engine: str, work: Path) -> dict[str, list[str]]:
     corpus = str(DATA / "text" / "wikitext-2" / "valid.txt")
     pretrain = [*launch(engine, "pretrain.py"), "--train_files", corpus]
     pretrain += ["--tokenizer_name_or_path", str(work / "gpt1"), "--per_device_train_batch_size", "8", "--max_steps",
-                 "6", "--save_steps", "3", "--eval_strategy", "no", "--validation_split_percentage", "5",
+                 "12", "--save_steps", "3", "--eval_strategy", "no", "--validation_split_percentage", "5",
                  "--torch_compile", "false", *COMMON]  # fmt: skip
     runs = {
         "pretrain_a": [*pretrain, "--output_dir", str(work / f"{engine}_a")],
@@ -78,8 +78,9 @@ def run(command: list[str], limit: float, kill_when: Path | None = None) -> dict
         output, _ = process.communicate()
     # the launcher's own traceback ends the output: the run's one-line error comes before it
     errors = [line for line in output.splitlines() if line.startswith("error:") or "Error:" in line][:8]
+    resumed = [line for line in output.splitlines() if line.startswith("Resuming from")]  # the run's start line
     return {"returncode": process.returncode, "killed": killed, "seconds": round(time.time() - started, 1),
-            "errors": errors, "output_tail": output[-2500:]}  # fmt: skip
+            "errors": errors, "resumed_from": resumed[:1], "output_tail": output[-2500:]}  # fmt: skip
 
 
 def losses(output_dir: Path) -> dict[int, float]:
@@ -129,6 +130,7 @@ def check(engine: str, work: Path) -> dict:
         all(r["returncode"] == 0 for k, r in result["runs"].items() if k != "pretrain_b")
         and result["runs"]["pretrain_b"]["killed"]
         and bool(after)
+        and sorted(a) == sorted(b)  # the resumed run ends where the uninterrupted one did
         and not any(result["load_errors"].values())
     )
     return result

@@ -141,7 +141,7 @@ def run_stages(stages: list[str], dry: bool, out: Path) -> None:
                 done = subprocess.run(command, cwd=REPO, env=env, timeout=limit, capture_output=True, text=True)
                 record["returncode"] = done.returncode
                 record["output_tail"] = (done.stdout + done.stderr)[-3000:]
-                record["stdout_last_line"] = (done.stdout.strip().splitlines() or [""])[-1][:20000]
+                record["stdout_last_line"] = (done.stdout.strip().splitlines() or [""])[-1]  # a stage's whole JSON
             except subprocess.TimeoutExpired as err:
                 record["returncode"] = "timeout"
                 record["output_tail"] = ((err.stdout or b"").decode() + (err.stderr or b"").decode())[-3000:]

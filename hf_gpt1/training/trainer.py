@@ -245,12 +245,30 @@ class GPT1Trainer(Trainer):
             self._writing_checkpoint = output_dir
             super().save_model(output_dir, _internal_call=True)
             return
-        if not self.args.should_save:  # sharded saves aside, only the main process writes
-            super().save_model(output_dir)
+        with self._whole_state_dict():
+            if not self.args.should_save:  # sharded saves aside, only the main process writes
+                super().save_model(output_dir)
+                return
+            # the final model: each file whole or not at all (a checkpoint has its completion marker instead)
+            with atomic_save(output_dir or self.args.output_dir) as staging:
+                super().save_model(str(staging))
+
+    @contextlib.contextmanager
+    def _whole_state_dict(self):
+        """Under FSDP with sharded checkpoints, the final model as one full state dict, which `from_pretrained`
+        reads: for a sharded state dict Trainer writes no model at all. accelerate's documented switch, undone
+        after the save (checkpoints stay sharded)."""
+        plugin = getattr(self.accelerator.state, "fsdp_plugin", None) if self.is_fsdp_enabled else None
+        if plugin is None or plugin.state_dict_type.name == "FULL_STATE_DICT":
+            yield
             return
-        # the final model: each file whole or not at all (a checkpoint has its completion marker instead)
-        with atomic_save(output_dir or self.args.output_dir) as staging:
-            super().save_model(str(staging))
+        kept = (plugin.state_dict_type, plugin.state_dict_config, plugin.optim_state_dict_config)
+        plugin.state_dict_config = plugin.optim_state_dict_config = None  # made anew for the full type
+        plugin.set_state_dict_type("FULL_STATE_DICT")
+        try:
+            yield
+        finally:
+            plugin.state_dict_type, plugin.state_dict_config, plugin.optim_state_dict_config = kept
 
     def _stop_on_non_finite(self, what: str) -> None:
         last = last_complete_checkpoint(self.args.output_dir)

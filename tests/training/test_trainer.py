@@ -451,3 +451,26 @@ def test_trainer_finds_one_label_column_for_the_language_model():
     from transformers.utils import find_labels
 
     assert find_labels(GPT1LMHeadModel) == ["labels"]
+
+
+def test_an_fsdp_runs_final_model_is_saved_whole_and_its_checkpoints_sharded(tmp_path, monkeypatch):
+    """With accelerate's SHARDED_STATE_DICT (recipes/configs/accelerate/fsdp.yaml), transformers' Trainer writes no
+    final model at all: the H200's FSDP stage trained and resumed, and from_pretrained found no config.json. The
+    final save gathers one full state dict (accelerate's documented switch to FULL_STATE_DICT for it); checkpoints
+    stay sharded, and the plugin is left as it was. The CPU stands in: the FSDP plugin is set, the save recorded."""
+    from accelerate import FullyShardedDataParallelPlugin
+    from transformers import Trainer
+
+    args = RecipeTrainingArguments(output_dir=str(tmp_path), report_to="none", save_strategy="no")
+    trainer = GPT1Trainer(model=GPT1LMHeadModel(tiny_config()), args=args)
+    plugin = FullyShardedDataParallelPlugin(fsdp_version=2, state_dict_type="SHARDED_STATE_DICT")
+    sharded_configs = (plugin.state_dict_config, plugin.optim_state_dict_config)
+    monkeypatch.setattr(trainer.accelerator.state, "fsdp_plugin", plugin, raising=False)
+    monkeypatch.setattr(trainer, "is_fsdp_enabled", True)
+    saved = []
+    monkeypatch.setattr(Trainer, "save_model", lambda self, *a, **k: saved.append(plugin.state_dict_type.name))
+    trainer.save_model(str(tmp_path / "checkpoint-1"), _internal_call=True)
+    trainer.save_model()
+    assert saved == ["SHARDED_STATE_DICT", "FULL_STATE_DICT"]
+    assert plugin.state_dict_type.name == "SHARDED_STATE_DICT"
+    assert (plugin.state_dict_config, plugin.optim_state_dict_config) == sharded_configs
