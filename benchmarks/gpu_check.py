@@ -136,7 +136,7 @@ def run_stages(stages: list[str], dry: bool, out: Path) -> None:
             command, limit = commands[stage]
             started = time.time()
             print(f"== {stage}: {' '.join(command)}", flush=True)
-            record: dict = {"command": " ".join(command)}
+            record: dict = {"command": " ".join(command), "env": machine()}
             try:
                 done = subprocess.run(command, cwd=REPO, env=env, timeout=limit, capture_output=True, text=True)
                 record["returncode"] = done.returncode
@@ -274,7 +274,16 @@ def targets(stages: dict) -> list[dict]:
     return rows
 
 
-def report(folders: list[Path], out: Path) -> dict:
+def machine() -> dict:
+    """The measuring machine and versions, recorded with every stage (a run without the bench stage has them too)."""
+    import torch
+    import transformers
+
+    device = torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu"
+    return {"torch": torch.__version__, "transformers": transformers.__version__, "device": device}
+
+
+def report(folders: list[Path], out: Path, commit: str | None = None) -> dict:
     stages: dict = {}
     for folder in folders:
         for stage in STAGES:
@@ -287,10 +296,14 @@ def report(folders: list[Path], out: Path) -> dict:
             measured = json.loads(raw.read_text())["env"]
             device = measured["cuda"] or measured["cpu"]
             env = {"torch": measured["torch"], "transformers": measured["transformers"], "device": device}
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
+    for stage in stages.values():  # the bench's record, else the one every stage keeps
+        env = env or stage.get("env", {})
+    if commit is None:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
+        commit = commit.stdout.strip()
     result = {
         "date": time.strftime("%Y-%m-%d"),
-        "commit": commit.stdout.strip(),
+        "commit": commit,
         "env": env,
         "stages": {k: {"returncode": v.get("returncode"), "seconds": v.get("seconds")} for k, v in stages.items()},
         "targets": targets(stages),
@@ -322,6 +335,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stages", default=",".join(STAGES), help=f"comma list of {','.join(STAGES)}")
     parser.add_argument("--out", default="gpu_check_results", help="folder for the stages' JSON and the report")
     parser.add_argument("--report", nargs="*", default=None, help="only build the report from these stage folders")
+    parser.add_argument("--commit", default=None, help="the commit measured (default: this checkout's HEAD)")
     args = parser.parse_args(argv)
     out = Path(args.out)
     if args.report is None:
@@ -336,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {problem}", file=sys.stderr)
             return 2
         run_stages(stages, args.dry_run, out)
-    result = report([Path(f) for f in (args.report or [out])], out)
+    result = report([Path(f) for f in (args.report or [out])], out, args.commit)
     failed = [k for k, v in result["stages"].items() if v["returncode"] != 0]
     if failed:
         print(f"stages that did not finish cleanly: {', '.join(failed)}")
