@@ -39,13 +39,13 @@ from typing import Any
 
 import datasets
 
-from ..commands.command_line import DRIVER_PID
 from ..data.atomic import write_json_atomic
 from ..data.files import glue_file, load_task_splits
 from ..data.fingerprint import changed_input
 from ..data.hub_access import hub_access
 from ..data.tasks import TaskSpec
 from ..module_names import moved_names
+from ..process_control import DRIVER_PID
 from ..training.output_dir import RUN_FILE, OutputDirLock
 from .reproduce_report import RECORD_SUFFIX, comparable_argv, run_evidence_problem
 
