@@ -134,6 +134,7 @@ def follow_launcher() -> None:
     if _LAUNCHED not in os.environ:
         return
     launcher, machine = os.getppid(), os.environ.get("GROUP_RANK", "0")
+    _launcher_argv[:] = _launcher_command(launcher)
 
     def gone() -> str:
         _lost_launcher.update(machine=machine, pid=str(launcher))
@@ -236,19 +237,48 @@ def _guard_console() -> Callable[[], None]:
 # ------------------------------------------------------------------------------------------------ a command's life
 
 
+_launcher_argv: list[str] = []  # the command line of this worker's launcher, read while it is alive
+
+
+def _launcher_command(pid: int) -> list[str]:
+    """The launcher's command line (`accelerate launch …`, `torchrun …`), as the worker's resume line must repeat it;
+    empty where /proc does not say."""
+    try:
+        words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return []
+    return [word.decode(errors="replace") for word in words if word]
+
+
+def _this_command() -> list[str]:
+    """The command that started this process: its launcher's for a worker of a launch, `python -m <module> …` for a
+    module (whose `sys.argv[0]` is its `__main__.py`, which does not run as a script), else `python <argv>`."""
+    if _launcher_argv:
+        words = list(_launcher_argv)
+    else:
+        original = getattr(sys, "orig_argv", [])
+        if sys.argv and sys.argv[0].endswith("__main__.py") and "-m" in original[:-1]:
+            words = [sys.executable, "-m", original[original.index("-m") + 1], *sys.argv[1:]]
+        else:
+            words = [sys.executable, *sys.argv]
+    if words and words[0] == sys.executable:
+        words[0] = Path(sys.executable).name
+    return words
+
+
 def resume_command() -> str:
-    """The command line of this process with `--resume` (and without `--overwrite_output_dir`, which would delete
-    the run): what continues a stopped run."""
-    argv, skip = [], False
-    for i, word in enumerate(sys.argv):
+    """The command line that started this process with `--resume` (and without `--overwrite_output_dir`, which would
+    delete the run): what continues a stopped run. A worker of a multi-process launch gives its launcher's."""
+    words, argv, skip = _this_command(), [], False
+    for i, word in enumerate(words):
         if skip:
             skip = False
         elif word in ("--resume", "--overwrite_output_dir"):
-            following = sys.argv[i + 1].lower() if i + 1 < len(sys.argv) else ""
+            following = words[i + 1].lower() if i + 1 < len(words) else ""
             skip = following in ("true", "false", "1", "0", "yes", "no")
         else:
             argv.append(word)
-    return shlex.join([Path(sys.executable).name, *argv, "--resume"])
+    return shlex.join([*argv, "--resume"])
 
 
 @contextlib.contextmanager
@@ -270,7 +300,8 @@ def controlled() -> Iterator[None]:
     try:
         yield
     except TrainingInterrupted as err:
-        print(f"{err} Continue with:\n  {resume_command()}", file=sys.stderr, flush=True)
+        if os.environ.get("LOCAL_RANK", "0") == "0":  # one line per machine of a launch, not one per process
+            print(f"{err} Continue with:\n  {resume_command()}", file=sys.stderr, flush=True)
         raise SystemExit(128 + err.signum) from None
     except (KeyboardInterrupt, Terminated) as err:
         signum = err.signum if isinstance(err, Terminated) else signal.SIGINT
