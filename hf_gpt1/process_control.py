@@ -37,6 +37,7 @@ __all__ = [
     "WATCH_INTERVAL_S",
     "Terminated",
     "controlled",
+    "driver_of",
     "follow_driver",
     "follow_launcher",
     "handled_signals",
@@ -125,6 +126,18 @@ def follow_driver() -> None:
     if driver:
         note = f"note: the driver (pid {driver}) is gone: this run stops as on SIGTERM."
         _watch_parent(int(driver), lambda: note, "follow-driver")
+
+
+def driver_of(pid: int) -> int | None:
+    """The driver ([`DRIVER_PID`]) that started the process `pid`: the driver's pid, 0 for a process that no driver
+    started (a run started by hand), or None where this machine cannot tell (another user's process, no /proc)."""
+    try:
+        environment = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:
+        return None
+    prefix = f"{DRIVER_PID}=".encode()
+    driver = next((entry[len(prefix) :] for entry in environment if entry.startswith(prefix)), b"")
+    return int(driver) if driver.isdigit() else 0
 
 
 def follow_launcher() -> None:
