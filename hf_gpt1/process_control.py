@@ -147,12 +147,14 @@ def follow_launcher() -> None:
     if _LAUNCHED not in os.environ:
         return
     launcher, machine = os.getppid(), os.environ.get("GROUP_RANK", "0")
-    _launcher_argv[:] = _launcher_command(launcher)
+    if launcher == 1:  # handed to init already: the launcher died while this worker started, before it could look
+        launcher = -1  # no process's parent: the watch finds it gone at once
+    _launcher_argv[:] = _launcher_command(launcher) if launcher > 0 else []
 
     def gone() -> str:
-        _lost_launcher.update(machine=machine, pid=str(launcher))
+        _lost_launcher.update(machine=machine, pid=str(launcher) if launcher > 0 else "unknown")
         return (
-            f"note: the launcher of machine {machine} (pid {launcher}) is gone: its worker (rank "
+            f"note: the launcher of machine {machine} (pid {_lost_launcher['pid']}) is gone: its worker (rank "
             f"{os.environ.get('RANK', '?')}) stops as on SIGTERM."
         )
 

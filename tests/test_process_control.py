@@ -106,6 +106,24 @@ def test_the_resume_line_is_the_command_that_started_the_run(orig_argv, argv, ex
     assert process_control.resume_command() == expected
 
 
+def test_a_worker_whose_launcher_died_before_it_looked_stops(monkeypatch, capsys):
+    """A launcher killed while its worker was still starting: the worker, already handed to init, stops at once
+    (its watch cannot wait for a parent it never saw)."""
+    import threading
+
+    sent = threading.Event()
+    me = os.getpid()
+    monkeypatch.setenv("TORCHELASTIC_RUN_ID", "none")
+    monkeypatch.setenv("GROUP_RANK", "1")
+    monkeypatch.setattr(process_control, "_lost_launcher", {})
+    monkeypatch.setattr(os, "getppid", lambda: 1)
+    monkeypatch.setattr(os, "kill", lambda pid, signum: sent.set() if (pid, signum) == (me, signal.SIGTERM) else None)
+    process_control.follow_launcher()
+    assert sent.wait(timeout=30)
+    assert process_control.launcher_lost() == {"machine": "1", "pid": "unknown"}
+    assert "note: the launcher of machine 1 (pid unknown) is gone" in capsys.readouterr().err
+
+
 # ------------------------------------------------------------------------------------------ a terminal that hangs up
 
 
