@@ -16,11 +16,7 @@ import functools
 import json
 import os
 import re
-import shlex
-import signal
 import sys
-import threading
-import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,14 +27,13 @@ from transformers import HfArgumentParser
 from ..data.atomic import WRITE_FAILURES
 from ..data.strict_files import load_strict
 from ..errors import ArgumentProblems, PackingError, TrainingError, TrainingInterrupted
+from ..process_control import controlled
 
 __all__ = [
-    "DRIVER_PID",
     "argument_file_argv",
     "canonical_argv",
     "canonical_name",
     "command_errors",
-    "follow_driver",
     "load_yaml",
     "parse_recipe_args",
     "run_recipe",
@@ -267,60 +262,6 @@ def _factory_defaults(parser: HfArgumentParser, dataclass_types: Sequence[type])
             action.default = factories[action.dest]()
 
 
-class _Terminated(BaseException):
-    """SIGTERM or SIGHUP (a closed terminal) outside training (training handles its own: `GracefulStop`)."""
-
-    def __init__(self, signum: int):
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _terminate(signum, frame) -> None:
-    raise _Terminated(signum)
-
-
-_STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-
-DRIVER_PID = "HF_GPT1_DRIVER_PID"
-"""Set by a driver (`hf-gpt1 reproduce run`) for the runs it starts, each in a session of its own: a run whose
-driver is gone, whatever killed it, stops as on SIGTERM (a checkpoint, then the end), instead of training on unseen."""
-
-
-def follow_driver(poll_s: float = 0.5) -> None:
-    """Under a driver ([`DRIVER_PID`]): a daemon thread that sends this process SIGTERM once its parent is no longer
-    the driver (the driver died; this process was handed to another parent), at once if that happened already."""
-    driver = os.environ.get(DRIVER_PID)
-    if not driver:
-        return
-
-    def watch() -> None:
-        while os.getppid() == int(driver):
-            time.sleep(poll_s)
-        print(f"note: the driver (pid {driver}) is gone: this run stops as on SIGTERM.", file=sys.stderr, flush=True)
-        os.kill(os.getpid(), signal.SIGTERM)
-
-    threading.Thread(target=watch, name="follow-driver", daemon=True).start()
-
-
-def _in_main_thread() -> bool:
-    return threading.current_thread() is threading.main_thread()
-
-
-def resume_command() -> str:
-    """The command line of this process with `--resume` (and without `--overwrite_output_dir`, which would delete
-    the run): what continues a stopped run."""
-    argv, skip = [], False
-    for i, word in enumerate(sys.argv):
-        if skip:
-            skip = False
-        elif word in ("--resume", "--overwrite_output_dir"):
-            following = sys.argv[i + 1].lower() if i + 1 < len(sys.argv) else ""
-            skip = following in ("true", "false", "1", "0", "yes", "no")
-        else:
-            argv.append(word)
-    return shlex.join([Path(sys.executable).name, *argv, "--resume"])
-
-
 def _write_failure_line(err: OSError) -> str:
     where = f"Could not write {err.filename}" if err.filename else "A write failed"
     if err.errno == errno.EROFS:
@@ -335,41 +276,30 @@ def _write_failure_line(err: OSError) -> str:
 def command_errors() -> Iterator[None]:
     """Runs the block (a command's `main`) so that every problem is one readable line: `with command_errors():
     main()`. A context, not a wrapper, so the command's own frames stay the only ones between the entry point and
-    `Trainer.train`. `HF_GPT1_TRACEBACK=1` shows the traceback instead.
+    `Trainer.train`. `HF_GPT1_TRACEBACK=1` shows the traceback instead. Signals, the console and the driver or
+    launcher watch follow the one policy of [`hf_gpt1.process_control.controlled`].
 
     Raises:
         `SystemExit`: 2 after printing `error: <message>` for an input problem (`ValueError` / `KeyError` with the
             cause and the fix, an `OSError` naming the path, a stopped training's `TrainingError`, a dead packing
             worker's `PackingError`; argument problems of a multi-process launch are printed by its main process
-            only); 128 + the signal's number for SIGTERM, SIGHUP or Ctrl-C, after printing the command that
-            continues a run that checkpointed (`TrainingInterrupted`) or, at any other moment, that nothing more was
-            written.
+            only); 128 + the signal's number for a stop signal (`controlled`).
     """
-    previous = {signum: signal.signal(signum, _terminate) for signum in _STOP_SIGNALS} if _in_main_thread() else {}
-    follow_driver()
-    try:
-        yield
-    except TrainingInterrupted as err:
-        print(f"{err} Continue with:\n  {resume_command()}", file=sys.stderr, flush=True)
-        raise SystemExit(128 + err.signum) from None
-    except (KeyboardInterrupt, _Terminated) as err:
-        signum = err.signum if isinstance(err, _Terminated) else signal.SIGINT
-        name = signal.Signals(signum).name if isinstance(err, _Terminated) else "Ctrl-C"
-        print(f"error: stopped by {name}; nothing more was written.", file=sys.stderr, flush=True)
-        raise SystemExit(128 + signum) from None
-    except (ValueError, KeyError, OSError, TrainingError, PackingError) as err:
-        if os.environ.get("HF_GPT1_TRACEBACK"):
-            raise
-        if isinstance(err, ArgumentProblems) and int(os.environ.get("RANK", "0")) > 0:
-            raise SystemExit(2) from None  # every process of a launch parses alike: the main one says it, once
-        message = err.args[0] if isinstance(err, KeyError) and err.args else err
-        if isinstance(err, OSError) and err.errno in WRITE_FAILURES:
-            message = _write_failure_line(err)
-        print(f"error: {message}\n(HF_GPT1_TRACEBACK=1 shows where it was raised)", file=sys.stderr)
-        raise SystemExit(2) from None
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+    with controlled():
+        try:
+            yield
+        except TrainingInterrupted:
+            raise  # `controlled` says how to continue
+        except (ValueError, KeyError, OSError, TrainingError, PackingError) as err:
+            if os.environ.get("HF_GPT1_TRACEBACK"):
+                raise
+            if isinstance(err, ArgumentProblems) and int(os.environ.get("RANK", "0")) > 0:
+                raise SystemExit(2) from None  # every process of a launch parses alike: the main one says it, once
+            message = err.args[0] if isinstance(err, KeyError) and err.args else err
+            if isinstance(err, OSError) and err.errno in WRITE_FAILURES:
+                message = _write_failure_line(err)
+            print(f"error: {message}\n(HF_GPT1_TRACEBACK=1 shows where it was raised)", file=sys.stderr)
+            raise SystemExit(2) from None
     # Trainer leaves the process group of a multi-process launch open: wait for every rank, then close it cleanly.
     if torch.distributed.is_available() and torch.distributed.is_initialized():
         torch.distributed.barrier()

@@ -27,7 +27,9 @@ import contextlib
 import json
 import os
 import queue
+import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -39,13 +41,13 @@ from typing import Any
 
 import datasets
 
-from ..commands.command_line import DRIVER_PID
 from ..data.atomic import write_json_atomic
 from ..data.files import glue_file, load_task_splits
 from ..data.fingerprint import changed_input
 from ..data.hub_access import hub_access
 from ..data.tasks import TaskSpec
 from ..module_names import moved_names
+from ..process_control import DRIVER_PID, driver_of
 from ..training.output_dir import RUN_FILE, OutputDirLock
 from .reproduce_report import RECORD_SUFFIX, comparable_argv, run_evidence_problem
 
@@ -351,8 +353,12 @@ def _run_one(
     run: PlannedRun, where: str, env: dict, running: dict, stopping: threading.Event
 ) -> tuple[str | None, Any]:
     """One run of the queue: `(outcome key, entry)`, or `(None, None)` for a run stopped by Ctrl-C or SIGTERM."""
-    if not _wait_for_live_run(run, where, stopping):
+    held = _wait_for_live_run(run, where, stopping)
+    if held == _STOPPED:
         return None, None
+    if held is not None:
+        print(f"{where}: not run: {held} (the queue goes on)", flush=True)
+        return "failed", {"folder": str(run.folder), "error": held}
     state = run_state(run)
     if state == "done":
         if not _finished_record(run):  # it finished after its driver was gone: its evidence is written now
@@ -403,19 +409,63 @@ def _run_one(
     return "failed", {"folder": str(run.folder), "error": error, "log": str(log)}
 
 
-def _wait_for_live_run(run: PlannedRun, where: str, stopping: threading.Event, poll_s: float = 1.0) -> bool:
-    """Waits while a live process holds the run's folder (a run of an earlier driver of this queue, which stops on
-    its own once its driver is gone): never a second run beside it. False if the queue was stopped meanwhile."""
+_STOPPED = "stopped"
+
+
+def _wait_for_live_run(
+    run: PlannedRun, where: str, stopping: threading.Event, poll_s: float = 1.0, remind_s: float = 60.0
+) -> str | None:
+    """Waits while a live run of an earlier driver of this queue holds the run's folder: its driver is gone, so it
+    checkpoints and stops on its own (`process_control.follow_driver`); never a second run beside it. A run started
+    by hand has no driver of ours and does not stop on its own: it is not waited for. Says what it waits for, and
+    again every `remind_s` seconds.
+
+    Returns:
+        None once the folder is free; `_STOPPED` if the queue was stopped meanwhile; else why the run is not run.
+    """
     lock = OutputDirLock(run.folder)
-    said = False
+    waited, said = time.monotonic(), None
     while (holder := lock.in_use()) is not None:
-        if not said:
-            print(f"{where}: waiting: {run.folder} is held by a live run ({holder}), which stops on its own now "
-                  "that its driver is gone", flush=True)  # fmt: skip
-            said = True
+        if said is None or time.monotonic() - said >= remind_s:
+            what = _holder(holder)
+            if what is None:
+                return (
+                    f"{run.folder} is held by a run started by hand ({holder}), not by a reproduce run: it has no "
+                    "driver of ours and does not stop on its own. Let it end or stop it, then run the same command "
+                    "again."
+                )
+            if said is None:
+                print(f"{where}: waiting: {run.folder} is held by {what}", flush=True)
+            else:
+                print(f"{where}: still waiting ({time.monotonic() - waited:.0f} s): {run.folder} is held by {what}",
+                      flush=True)  # fmt: skip
+            said = time.monotonic()
         if stopping.wait(poll_s):
-            return False
-    return True
+            return _STOPPED
+    return None
+
+
+def _holder(holder: str) -> str | None:
+    """What holds a run's folder (`holder`: its lock's record, "pid N on host, since …"), as the queue says it while
+    waiting for it; None for a run started by hand on this machine, which the queue does not wait for."""
+    found = re.match(r"pid (\d+) on (\S+),", holder)
+    if found is None or found[2] != socket.gethostname():
+        return f"a live process ({holder}) that this machine cannot inspect: waiting for it to end (or stop it)"
+    driver = driver_of(int(found[1]))
+    if driver is None:
+        return f"a live process ({holder}) that this machine cannot inspect: waiting for it to end (or stop it)"
+    if driver == 0:
+        return None
+    try:
+        os.kill(driver, 0)
+    except ProcessLookupError:
+        return (
+            f"a run of an earlier reproduce run ({holder}), whose driver (pid {driver}) is gone: it checkpoints and "
+            "stops on its own"
+        )
+    except PermissionError:
+        pass
+    return f"a run of another reproduce run ({holder}; its driver, pid {driver}, is running): waiting for it to end"
 
 
 def _finished_record(run: PlannedRun) -> bool:

@@ -8,17 +8,17 @@ from __future__ import annotations
 import signal
 import statistics
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import torch
 from accelerate import PartialState
-from accelerate.utils import reduce
+from accelerate.utils import gather, reduce
 from transformers import TrainerCallback
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
+from ..process_control import install_stop_handler, launcher_lost, restore_handlers
 from .checkpoints import mark_complete, rotate_checkpoints
 
 __all__ = ["CheckpointCompletion", "GracefulStop", "SpeedMeter", "StepClock"]
@@ -190,14 +190,21 @@ class CheckpointCompletion(TrainerCallback):
 class GracefulStop(TrainerCallback):
     """SIGTERM (what schedulers and `kill` send), SIGHUP (a closed terminal) or Ctrl-C during training: the current
     optimizer step finishes, a complete checkpoint is saved, and training stops (`GPT1Trainer.train` then raises
-    `TrainingInterrupted`). A second Ctrl-C stops at once. Under several processes they agree at each step end, so
-    every rank saves and stops at the same step."""
-
-    SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)  # SIGHUP: the terminal closed
+    `TrainingInterrupted`). A second Ctrl-C stops at once. Which signals it handles is the process's policy
+    (`hf_gpt1.process_control.handled_signals`: one inherited as ignored, such as `nohup`'s SIGHUP, stays ignored).
+    Under several processes they agree at each step end, so every rank saves and stops at the same step, and each
+    says which machine's launcher went away when that was the cause (`process_control.follow_launcher`)."""
 
     def __init__(self):
         self.received: int | None = None  # the signal that asked for the stop
+        self.cause: str | None = None  # why, when not a signal sent to this run: "machine 1's launcher went away"
         self._previous: dict[int, Any] = {}
+
+    @property
+    def what(self) -> str:
+        """The stop as the run says it: `SIGTERM`, or `SIGTERM (machine 1's launcher went away)`."""
+        name = signal.Signals(self.received).name if self.received else "no signal"
+        return f"{name} ({self.cause})" if self.cause else name
 
     def _handle(self, signum, frame) -> None:
         if self.received is not None and signum == signal.SIGINT:
@@ -211,20 +218,26 @@ class GracefulStop(TrainerCallback):
         )
 
     def on_train_begin(self, args, state, control, **kwargs):
-        self.received = None
-        if threading.current_thread() is threading.main_thread():  # Python delivers signals to the main thread only
-            self._previous = {signum: signal.signal(signum, self._handle) for signum in self.SIGNALS}
+        self.received, self.cause = None, None
+        self._previous = install_stop_handler(self._handle)
 
     def on_step_end(self, args, state, control, **kwargs):
         received = self.received or 0
         if args.world_size > 1:  # one rank may have been signalled alone: the largest signal number wins
-            received = int(reduce(torch.tensor(received, device=args.device), reduction="max"))
+            lost = launcher_lost()
+            mine = [received, 1 if lost else 0, int(lost.get("machine", 0))]
+            every = gather(torch.tensor([mine], device=args.device)).view(-1, 3).tolist()
+            received = max(row[0] for row in every)
             self.received = received or None
+            machines = sorted({row[2] for row in every if row[1]})
+            if machines:
+                self.cause = f"machine {', '.join(map(str, machines))}'s launcher went away"
+        elif launcher_lost():
+            self.cause = "its launcher went away"
         if received:
             control.should_save = True
             control.should_training_stop = True
 
     def on_train_end(self, args, state, control, **kwargs):
-        for signum, handler in self._previous.items():
-            signal.signal(signum, handler)
+        restore_handlers(self._previous)
         self._previous = {}

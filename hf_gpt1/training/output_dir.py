@@ -29,6 +29,7 @@ from transformers import TrainingArguments
 
 from ..data.atomic import remove_temporaries, write_json_atomic
 from ..data.fingerprint import changed_input, comparable_paths, input_digests
+from ..process_control import log_console_to
 
 try:  # POSIX advisory locks; elsewhere runs are not locked (and say so)
     import fcntl
@@ -41,8 +42,10 @@ RUN_FILE = "hf_gpt1_run.json"
 LOCK_FILE = ".hf_gpt1.lock"
 RESULTS_FILE = "all_results.json"
 TASK_FILE = "task.json"  # the declaration of a task that is not built in (hf_gpt1.data.tasks.task_from_file)
+CONSOLE_FILE = "console.log"  # where the console goes once the terminal has gone away (hf_gpt1.process_control)
 
 __all__ = [
+    "CONSOLE_FILE",
     "LOCK_FILE",
     "RESULTS_FILE",
     "RUN_FILE",
@@ -320,6 +323,7 @@ def claimed(args: TrainingArguments, run: dict[str, Any]) -> Iterator[None]:
                     path.unlink()
         if not args.resume:
             write_json_atomic(folder / RUN_FILE, run)
+        log_console_to(folder / CONSOLE_FILE)  # should the terminal go away, from now until the process ends
         yield
     finally:
         lock.release()

@@ -13,7 +13,6 @@ import errno
 import inspect
 import math
 import os
-import signal
 import time
 from collections import defaultdict
 from collections.abc import Iterator
@@ -139,7 +138,7 @@ class GPT1Trainer(Trainer):
         if self.stop.received:
             last = last_complete_checkpoint(self.args.output_dir)
             raise TrainingInterrupted(
-                f"Stopped on {signal.Signals(self.stop.received).name} at step {self.state.global_step}; "
+                f"Stopped on {self.stop.what} at step {self.state.global_step}; "
                 f"{last or 'no checkpoint'} holds the run so far.",
                 self.stop.received,
             )

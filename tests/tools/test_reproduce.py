@@ -484,30 +484,71 @@ def test_the_queue_never_reuses_a_run_the_report_would_not_count(tmp_path, capsy
     assert "not reused: trained on other rows" in capsys.readouterr().out
 
 
-def test_the_queue_waits_for_a_live_run_of_an_earlier_driver(tmp_path, capsys):
-    """A run still alive in its folder (its driver was killed; it is stopping): the queue waits for it, and never
-    starts the same run, or the next one, beside it."""
+def _hold(folder, seconds: float, driver: int | None):
+    """A live process holding a run's folder for `seconds`: a run of the driver `driver` (None: started by hand)."""
+    import os
     import subprocess
     import sys
+
+    from hf_gpt1.process_control import DRIVER_PID
+
+    env = {key: value for key, value in os.environ.items() if key != DRIVER_PID}
+    if driver is not None:
+        env[DRIVER_PID] = str(driver)
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\n"
+                               "from hf_gpt1.training.output_dir import OutputDirLock\n"
+                               f"OutputDirLock({str(folder)!r}).acquire(); print('held', flush=True); "
+                               f"time.sleep({seconds})"], stdout=subprocess.PIPE, text=True, env=env)  # fmt: skip
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def test_the_queue_waits_for_a_live_run_of_an_earlier_driver(tmp_path, capsys):
+    """A run still alive in its folder (its driver was killed; it is stopping): the queue waits for it, saying so and
+    again while it waits, and never starts the same run, or the next one, beside it."""
+    import subprocess
     import threading
     import time
 
-    from hf_gpt1.tools.reproduce import PlannedRun, _wait_for_live_run
+    from hf_gpt1.tools.reproduce import _STOPPED, PlannedRun, _wait_for_live_run
 
+    gone = subprocess.Popen(["true"])  # the earlier driver, killed
+    gone.wait()
     folder = tmp_path / "rte" / "full" / "seed-0"
-    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\n"
-                               "from hf_gpt1.training.output_dir import OutputDirLock\n"
-                               f"OutputDirLock({str(folder)!r}).acquire(); print('held', flush=True); time.sleep(2)"],
-                              stdout=subprocess.PIPE, text=True)  # fmt: skip
-    assert holder.stdout.readline().strip() == "held"
+    holder = _hold(folder, 2, driver=gone.pid)
     run = PlannedRun("rte", "full", 0, "glue", folder, ())
     stopped = threading.Event()
     stopped.set()
-    assert not _wait_for_live_run(run, "[1/1]", stopped, poll_s=0.1)  # the queue stopped meanwhile: it gives up
+    assert _wait_for_live_run(run, "[1/1]", stopped, poll_s=0.1) == _STOPPED  # the queue stopped meanwhile
     started = time.monotonic()
-    assert _wait_for_live_run(run, "[1/1]", threading.Event(), poll_s=0.1)
+    assert _wait_for_live_run(run, "[1/1]", threading.Event(), poll_s=0.1, remind_s=0.5) is None
     assert holder.poll() is not None and time.monotonic() - started > 0.5  # it waited until the holder was gone
-    assert "[1/1]: waiting: " in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert f"[1/1]: waiting: {folder} is held by a run of an earlier reproduce run (pid {holder.pid} on " in printed
+    assert f"whose driver (pid {gone.pid}) is gone: it checkpoints and stops on its own" in printed
+    assert "[1/1]: still waiting (" in printed  # never silent while it waits
+
+
+def test_the_queue_does_not_wait_for_a_run_started_by_hand(tmp_path, capsys):
+    """A run started by hand in a run's folder has no driver of ours and never stops on its own: the queue says so
+    and goes on (it waited without limit, saying the run "stops on its own now that its driver is gone")."""
+    import threading
+
+    from hf_gpt1.tools.reproduce import PlannedRun, _run_one
+
+    folder = tmp_path / "rte" / "full" / "seed-0"
+    holder = _hold(folder, 60, driver=None)
+    try:
+        run = PlannedRun("rte", "full", 0, "glue", folder, ("--task", "rte"))
+        key, entry = _run_one(run, "[1/1]", {}, {}, threading.Event())
+    finally:
+        holder.kill()
+    assert key == "failed" and entry["error"].startswith(
+        f"{folder} is held by a run started by hand (pid {holder.pid}"
+    )
+    assert "it has no driver of ours and does not stop on its own" in entry["error"]
+    printed = capsys.readouterr().out
+    assert "[1/1]: not run: " in printed and "waiting" not in printed and "driver is gone" not in printed
 
 
 def test_a_run_killed_by_a_signal_is_said_so(tmp_path, capsys, monkeypatch):

@@ -157,7 +157,15 @@ def _start_and_signal(argv: list[str], output_dir: Path, signals: list[int], ste
 
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     command = [sys.executable, str(REPO_ROOT / "recipes" / "glue.py"), *argv]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+    # As a terminal starts it, with Ctrl-C's default: a process that inherits SIGINT ignored (a shell's background
+    # job, such as a test run started with `&`) keeps it ignored (hf_gpt1.process_control).
+    def as_from_a_terminal() -> None:
+        signal_module.signal(signal_module.SIGINT, signal_module.SIG_DFL)
+
+    process = subprocess.Popen(
+        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=as_from_a_terminal
+    )
     marker = output_dir / f"checkpoint-{step}" / COMPLETE_MARKER
     deadline = time.monotonic() + 240
     while not marker.exists():
