@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import difflib
 import errno
 import functools
 import json
@@ -21,7 +20,8 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+import warnings
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,16 @@ from transformers import HfArgumentParser
 from ..data.atomic import WRITE_FAILURES
 from ..data.strict_files import load_strict
 from ..errors import ArgumentProblems, PackingError, TrainingError, TrainingInterrupted
+from ..training.parse import (
+    GivenArguments,
+    argument_parser,
+    canonical_argv,
+    canonical_name,
+    flatten_lists,
+    given_arguments,
+    unknown_problem,
+    without_arguments,
+)
 
 __all__ = [
     "DRIVER_PID",
@@ -99,18 +109,22 @@ def parse_recipe_args(
     argv: Sequence[str] | None = None,
     prog: str | None = None,
     passed_on: str | None = None,
-    rewrite: Callable[[list[str]], list[str]] | None = None,
+    comma_lists: Collection[str] = (),
+    passed_on_to: Sequence[type] = (),
 ) -> tuple:
     """Parses a command's argument dataclasses from the command line; a first argument ending in `.yaml`/`.yml`/
     `.json` is a file of arguments, which the following command-line arguments may override. Names are exact (no
     prefix of a name stands for it: `learning_rat` is refused, naming `learning_rate`). `--help` lists the command's
-    own arguments (transformers' other TrainingArguments are counted, and listed by `--help_all`).
+    own arguments (transformers' other TrainingArguments are counted, and listed by `--help_all`). One argument given
+    twice in one place (the file, or the command line), under any spelling the parser takes (`--x true --no_x`), is
+    refused: argparse would keep the last silently (`hf_gpt1.training.parse`, the one parse).
 
     Args:
         passed_on: For a command that passes the words it does not know on to other commands (what `--help` says
-            of them): they are returned, as a list after the dataclasses, instead of refused.
-        rewrite: Applied to the words (the argument file's, then the command line's) before they are parsed, so
-            that a file and the command line are read alike.
+            of them): they are returned, after the dataclasses, instead of refused: as a list of words, or, with
+            `passed_on_to` (those commands' argument dataclasses), parsed by them ([`GivenArguments`]: the command
+            line's values override the file's; the words they do not take either are its `unknown`).
+        comma_lists: List arguments that also read the comma form (`--seeds 0,1`), removed in 0.6.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     file_first = bool(argv) and argv[0].endswith(ARGUMENT_FILE_SUFFIXES)
@@ -119,33 +133,28 @@ def parse_recipe_args(
     if help_all:
         argv = [word for word in argv if word != "--help_all"] + ["--help"]
     usage = "%(prog)s [ARGS.yaml] [--help | --help_all] [--NAME VALUE ...]"
-    parser = HfArgumentParser(dataclass_types, allow_abbrev=False, prog=prog, usage=usage)
+    parser = argument_parser(dataclass_types, comma_lists, prog=prog, usage=usage)
     _tidy_help(parser, dataclass_types, hide_library=not help_all)
-    _factory_defaults(parser, dataclass_types)
     source, from_file = "command line", []
     if argv and argv[0].endswith(ARGUMENT_FILE_SUFFIXES):
         source = f"{argv[0]} or the command line"
         from_file = argument_file_argv(Path(argv[0]))
         _refuse_late_argument_file(parser, argv[1:], prog)
+        places = [(from_file, f"argument file {argv[0]}"), (argv[1:], "command line")]
         argv = from_file + argv[1:]
     else:
         _refuse_late_argument_file(parser, argv, prog)
-    if rewrite is not None:
-        from_file, argv = rewrite(from_file), rewrite(argv)
+        places = [(argv, "command line")]
     parser.error = functools.partial(_parse_error, parser.error, from_file=from_file, argv=argv, source=source)
     if passed_on:
         parser.epilog = f"{parser.epilog or ''} {passed_on}".strip()
     namespace, unknown = parser.parse_known_args(argv)
+    flatten_lists(namespace, comma_lists)
+    with warnings.catch_warnings():  # the comma form warned once, above
+        warnings.simplefilter("ignore", FutureWarning)
+        given = [given_arguments(dataclass_types, words, where, comma_lists) for words, where in places]
     if unknown and not passed_on:
-        known = [option for action in parser._actions for option in action.option_strings]
-        names = [word for word in unknown if word.startswith("-")] or unknown
-        hints = [
-            f"{name} (did you mean {close[0]}?)" if (close := difflib.get_close_matches(name, known, n=1)) else name
-            for name in names
-        ]
-        raise ArgumentProblems(
-            [f"Unknown argument(s) in the {source}: {', '.join(hints)}; `--help` lists the recipe's arguments."]
-        )
+        raise ArgumentProblems([unknown_problem(dataclass_types, unknown, source)])
     # each dataclass checks its values when built: every problem is reported, in one error
     parsed, problems = [], []
     for dtype in dataclass_types:
@@ -158,34 +167,19 @@ def parse_recipe_args(
             problems.append(str(err))
     if problems:
         raise ArgumentProblems(problems)
-    return (*parsed, unknown) if passed_on else tuple(parsed)
+    if not passed_on:
+        return tuple(parsed)
+    if not passed_on_to:
+        return (*parsed, unknown)
+    values, rest = {}, []
+    for place, (_, where) in zip(given, places):  # the command line's values override the file's
+        passed = given_arguments(passed_on_to, place.unknown, where)
+        values.update(passed.values)
+        rest += passed.unknown
+    return (*parsed, GivenArguments(values, {}, rest))
 
 
 ARGUMENT_FILE_SUFFIXES = (".yaml", ".yml", ".json")
-
-
-def canonical_name(name: str) -> str:
-    """An argument's one name: `per-device-train-batch-size` and `per_device_train_batch_size` are both
-    `per_device_train_batch_size` (the dataclass field's name), so that every check sees every spelling."""
-    return name.replace("-", "_")
-
-
-def canonical_argv(argv: Sequence[str], source: str = "command line") -> list[str]:
-    """`argv` with every `--name` (and `--name=value`) spelt with underscores ([`canonical_name`]); the same argument
-    under two spellings in one place is refused, as a duplicate key in a file is."""
-    words, spellings = [], {}
-    for word in argv:
-        if word.startswith("--") and len(word) > 2 and word[2] != "-":
-            flag, equals, value = word.partition("=")
-            name = "--" + canonical_name(flag[2:])
-            if name in spellings and spellings[name] != flag:
-                raise ArgumentProblems(
-                    [f"{spellings[name]} and {flag} are one argument, given twice on the {source}: keep one of them."]
-                )
-            spellings.setdefault(name, flag)
-            word = name + equals + value
-        words.append(word)
-    return words
 
 
 def _refuse_late_argument_file(parser: argparse.ArgumentParser, argv: Sequence[str], prog: str | None) -> None:
@@ -253,20 +247,6 @@ def _tidy_help(parser: HfArgumentParser, dataclass_types: Sequence[type], hide_l
         parser.epilog = f"transformers' TrainingArguments take {len(hidden)} more arguments: --help_all lists them."
 
 
-def _factory_defaults(parser: HfArgumentParser, dataclass_types: Sequence[type]) -> None:
-    """A field whose default is computed (`default_factory`, such as `--use_cpu` from the machine) gets it when not
-    given: HfArgumentParser gives a bool field False instead."""
-    factories = {
-        field.name: field.default_factory
-        for cls in dataclass_types
-        for field in dataclasses.fields(cls)
-        if field.default_factory is not dataclasses.MISSING
-    }
-    for action in parser._actions:
-        if action.dest in factories and action.default is not argparse.SUPPRESS:
-            action.default = factories[action.dest]()
-
-
 class _Terminated(BaseException):
     """SIGTERM or SIGHUP (a closed terminal) outside training (training handles its own: `GracefulStop`)."""
 
@@ -308,17 +288,14 @@ def _in_main_thread() -> bool:
 
 def resume_command() -> str:
     """The command line of this process with `--resume` (and without `--overwrite_output_dir`, which would delete
-    the run): what continues a stopped run."""
-    argv, skip = [], False
-    for i, word in enumerate(sys.argv):
-        if skip:
-            skip = False
-        elif word in ("--resume", "--overwrite_output_dir"):
-            following = sys.argv[i + 1].lower() if i + 1 < len(sys.argv) else ""
-            skip = following in ("true", "false", "1", "0", "yes", "no")
-        else:
-            argv.append(word)
-    return shlex.join([Path(sys.executable).name, *argv, "--resume"])
+    the run, however it was spelt: the parse finds them, `without_arguments`): what continues a stopped run. After
+    an argument file, `--overwrite_output_dir false` overrides the file's."""
+    from ..training.arguments import RecipeTrainingArguments
+
+    words = without_arguments(sys.argv[1:], ("resume", "overwrite_output_dir"), (RecipeTrainingArguments,))
+    after_file = any(word.endswith(ARGUMENT_FILE_SUFFIXES) and Path(word).is_file() for word in words[:2])
+    ending = ["--overwrite_output_dir", "false", "--resume"] if after_file else ["--resume"]
+    return shlex.join([Path(sys.executable).name, sys.argv[0], *words, *ending])
 
 
 def _write_failure_line(err: OSError) -> str:
