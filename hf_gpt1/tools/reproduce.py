@@ -47,6 +47,7 @@ from ..data.tasks import TaskSpec
 from ..module_names import moved_names
 from ..training.output_dir import RUN_FILE, OutputDirLock
 from ..training.parse import FINETUNE_ARGUMENTS, as_words, given_arguments, recorded_paths
+from ..training.pinned import pin_model
 from .reproduce_report import RECORD_SUFFIX, comparable_argv, run_evidence_problem
 
 __all__ = [
@@ -61,9 +62,6 @@ __all__ = [
 ]
 
 STORY_CLOZE_FILES = ("cloze_test_val__spring2016.csv", "cloze_test_test__spring2016.csv")
-# What `prefetch` downloads of a model repository: its config, tokenizer and safetensors weights (openai-gpt's
-# repository also holds TensorFlow and Rust copies of the weights, which a run never reads).
-MODEL_FILES = ["*.json", "*.txt", "*.safetensors"]
 
 
 # ------------------------------------------------------------------------------------------------ the inputs
@@ -147,14 +145,12 @@ def resolve_model(name_or_path: str, revision: str | None = None) -> tuple[str, 
             raise ValueError(f"--model_revision {revision} names a Hub commit; {name_or_path} is a local folder.")
         folder = os.path.abspath(name_or_path)  # what it names, from whichever working folder
         return folder, folder
-    from huggingface_hub import snapshot_download
-
     with hub_access(
         f"--model_name_or_path {name_or_path}: not in this machine's Hugging Face cache",
         "run `hf-gpt1 reproduce prefetch` where the Hub is reachable, with this HF_HOME, or give a local folder",
     ):
-        folder = snapshot_download(name_or_path, revision=revision, allow_patterns=MODEL_FILES)
-    return folder, f"{name_or_path}@{Path(folder).name}"
+        pinned = pin_model(name_or_path, revision=revision)  # the one resolution of a model, as every run's plan
+    return pinned.folder, f"{name_or_path}@{pinned.commit}"
 
 
 def data_lines(
