@@ -283,17 +283,18 @@ def _this_command() -> list[str]:
 
 def resume_command() -> str:
     """The command line that started this process with `--resume` (and without `--overwrite_output_dir`, which would
-    delete the run): what continues a stopped run. A worker of a multi-process launch gives its launcher's."""
-    words, argv, skip = _this_command(), [], False
-    for i, word in enumerate(words):
-        if skip:
-            skip = False
-        elif word in ("--resume", "--overwrite_output_dir"):
-            following = words[i + 1].lower() if i + 1 < len(words) else ""
-            skip = following in ("true", "false", "1", "0", "yes", "no")
-        else:
-            argv.append(word)
-    return shlex.join([*argv, "--resume"])
+    delete the run, however it was spelt: the parse finds both, `training.parse.without_arguments`): what continues a
+    stopped run. A worker of a multi-process launch gives its launcher's. After an argument file,
+    `--overwrite_output_dir false` overrides the file's."""
+    from .training.arguments import RecipeTrainingArguments
+    from .training.parse import ARGUMENT_FILE_SUFFIXES, without_arguments
+
+    words, given = _this_command(), sys.argv[1:]
+    program = words[: len(words) - len(given)] if given and words[-len(given) :] == given else words
+    rest = without_arguments(given, ("resume", "overwrite_output_dir"), (RecipeTrainingArguments,))
+    after_file = any(word.endswith(ARGUMENT_FILE_SUFFIXES) and Path(word).is_file() for word in rest[:2])
+    ending = ["--overwrite_output_dir", "false", "--resume"] if after_file else ["--resume"]
+    return shlex.join([*program, *rest, *ending])
 
 
 @contextlib.contextmanager

@@ -27,7 +27,7 @@ from hf_gpt1.data.transforms import GPT1ClassificationCollator, GPT1SimilarityCo
 from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
 from hf_gpt1.tools.convert import ConversionError, convert_openai_checkpoint
 from hf_gpt1.training.output_dir import RUN_FILE
-from tests.utils import SENTENCES, run_command, tiny_config
+from tests.utils import SENTENCES, overridden, run_command, tiny_config
 
 # ------------------------------------------------------------------------------------------------ fixtures
 
@@ -79,7 +79,7 @@ def glue_error(capsys, tiny, tmp_path, *extra, train=None, task="rte", model=Non
     ]
     if train is not None:
         argv += ["--train_file", train]
-    message = recipe_error(capsys, argv + list(extra))
+    message = recipe_error(capsys, overridden(argv, extra))
     assert not (out / RUN_FILE).exists(), "a failed start must not claim the output folder"
     return message
 
@@ -89,7 +89,7 @@ def pretrain_error(capsys, tmp_path, *argv):
     base = ["--output_dir", out, "--report_to", "none", "--vocab_size", "100", "--n_layer", "1", "--n_embd", "32"]
     base += ["--n_head", "2", "--n_positions", "64", "--max_steps", "1"]
     with pytest.raises(SystemExit) as exit_info:
-        run_recipe(lambda: pretrain_main([str(a) for a in [*base, *argv]]))
+        run_recipe(lambda: pretrain_main(overridden([str(a) for a in base], [str(a) for a in argv])))
     assert exit_info.value.code == 2
     message = _one_error_line(capsys.readouterr().err)
     assert not (out / RUN_FILE).exists()

@@ -11,6 +11,7 @@ import io
 import json
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -100,14 +101,32 @@ def write_glue_slice(root: Path, folders: tuple[str, ...]) -> Path:
     return root
 
 
+def overridden(base: Sequence[object], later: Sequence[object]) -> list[str]:
+    """`base` then `later`, without the arguments of `base` that `later` gives again: one argument given twice on a
+    command line is refused (hf_gpt1.training.parse), so a test's own values replace a helper's defaults."""
+
+    def name(word: str) -> str:
+        return word.split("=")[0].replace("-", "_").removeprefix("__no_").removeprefix("__")
+
+    base, later = [str(word) for word in base], [str(word) for word in later]
+    given = {name(word) for word in later if word.startswith("--")}
+    kept, dropping = [], False
+    for word in base:
+        if word.startswith("--"):
+            dropping = name(word) in given
+        if not dropping:
+            kept.append(word)
+    return [*kept, *later]
+
+
 def glue_args(task: str, model: Path, data_dir: Path, out: Path, *extra: str) -> list[str]:
-    """Arguments of a short `recipes/glue.py` run on a GLUE folder."""
-    return [
+    """Arguments of a short `recipes/glue.py` run on a GLUE folder (`extra` replaces the defaults it gives again)."""
+    base = [
         "--task", task, "--data_dir", str(data_dir), "--model_name_or_path", str(model), "--output_dir", str(out),
         "--num_train_epochs", "1", "--per_device_train_batch_size", "16", "--per_device_eval_batch_size", "32",
-        "--max_seq_length", "64", "--learning_rate", "1e-3", "--logging_steps", "1", "--seed", "7",
-        *COMMON, *extra,
+        "--max_seq_length", "64", "--learning_rate", "1e-3", "--logging_steps", "1", "--seed", "7", *COMMON,
     ]  # fmt: skip
+    return overridden(base, extra)
 
 
 @dataclass
@@ -154,7 +173,7 @@ def glue_argv(model, train, dev, output_dir, seed=11, extra=()):
     argv += ["--output_dir", output_dir, "--num_train_epochs", "2", "--per_device_train_batch_size", "8"]
     argv += ["--max_seq_length", "64", "--save_strategy", "steps", "--save_steps", "2", "--eval_strategy", "no"]
     argv += ["--logging_steps", "1", "--report_to", "none", "--seed", str(seed), "--use_cpu", "--full_determinism"]
-    return [str(a) for a in [*argv, *extra]]
+    return overridden([str(a) for a in argv], [str(a) for a in extra])
 
 
 def story_cloze_csv(path: Path, n: int) -> Path:
@@ -224,10 +243,10 @@ def fail_writes_to(monkeypatch, name: str, failure: BaseException) -> None:
 
 
 def predict_args(model: Path, data_dir: Path, out: Path, *extra: str) -> list[str]:
-    return [
+    return overridden([
         "--task", "rte", "--model_name_or_path", str(model), "--data_dir", str(data_dir), "--output_dir", str(out),
-        "--do_train", "false", "--per_device_eval_batch_size", "8", *COMMON, *extra,
-    ]  # fmt: skip
+        "--do_train", "false", "--per_device_eval_batch_size", "8", *COMMON,
+    ], extra)  # fmt: skip
 
 
 def _same_size_and_time(path: Path, text: str) -> None:

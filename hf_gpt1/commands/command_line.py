@@ -10,14 +10,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import difflib
 import errno
 import functools
 import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
+import warnings
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,16 @@ from ..data.atomic import WRITE_FAILURES
 from ..data.strict_files import load_strict
 from ..errors import ArgumentProblems, PackingError, TrainingError, TrainingInterrupted
 from ..process_control import controlled
+from ..training.parse import (
+    ARGUMENT_FILE_SUFFIXES,
+    GivenArguments,
+    argument_parser,
+    canonical_argv,
+    canonical_name,
+    flatten_lists,
+    given_arguments,
+    unknown_problem,
+)
 
 __all__ = [
     "argument_file_argv",
@@ -94,18 +104,22 @@ def parse_recipe_args(
     argv: Sequence[str] | None = None,
     prog: str | None = None,
     passed_on: str | None = None,
-    rewrite: Callable[[list[str]], list[str]] | None = None,
+    comma_lists: Collection[str] = (),
+    passed_on_to: Sequence[type] = (),
 ) -> tuple:
     """Parses a command's argument dataclasses from the command line; a first argument ending in `.yaml`/`.yml`/
     `.json` is a file of arguments, which the following command-line arguments may override. Names are exact (no
     prefix of a name stands for it: `learning_rat` is refused, naming `learning_rate`). `--help` lists the command's
-    own arguments (transformers' other TrainingArguments are counted, and listed by `--help_all`).
+    own arguments (transformers' other TrainingArguments are counted, and listed by `--help_all`). One argument given
+    twice in one place (the file, or the command line), under any spelling the parser takes (`--x true --no_x`), is
+    refused: argparse would keep the last silently (`hf_gpt1.training.parse`, the one parse).
 
     Args:
         passed_on: For a command that passes the words it does not know on to other commands (what `--help` says
-            of them): they are returned, as a list after the dataclasses, instead of refused.
-        rewrite: Applied to the words (the argument file's, then the command line's) before they are parsed, so
-            that a file and the command line are read alike.
+            of them): they are returned, after the dataclasses, instead of refused: as a list of words, or, with
+            `passed_on_to` (those commands' argument dataclasses), parsed by them ([`GivenArguments`]: the command
+            line's values override the file's; the words they do not take either are its `unknown`).
+        comma_lists: List arguments that also read the comma form (`--seeds 0,1`), removed in 0.6.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     file_first = bool(argv) and argv[0].endswith(ARGUMENT_FILE_SUFFIXES)
@@ -114,33 +128,28 @@ def parse_recipe_args(
     if help_all:
         argv = [word for word in argv if word != "--help_all"] + ["--help"]
     usage = "%(prog)s [ARGS.yaml] [--help | --help_all] [--NAME VALUE ...]"
-    parser = HfArgumentParser(dataclass_types, allow_abbrev=False, prog=prog, usage=usage)
+    parser = argument_parser(dataclass_types, comma_lists, prog=prog, usage=usage)
     _tidy_help(parser, dataclass_types, hide_library=not help_all)
-    _factory_defaults(parser, dataclass_types)
     source, from_file = "command line", []
     if argv and argv[0].endswith(ARGUMENT_FILE_SUFFIXES):
         source = f"{argv[0]} or the command line"
         from_file = argument_file_argv(Path(argv[0]))
         _refuse_late_argument_file(parser, argv[1:], prog)
+        places = [(from_file, f"argument file {argv[0]}"), (argv[1:], "command line")]
         argv = from_file + argv[1:]
     else:
         _refuse_late_argument_file(parser, argv, prog)
-    if rewrite is not None:
-        from_file, argv = rewrite(from_file), rewrite(argv)
+        places = [(argv, "command line")]
     parser.error = functools.partial(_parse_error, parser.error, from_file=from_file, argv=argv, source=source)
     if passed_on:
         parser.epilog = f"{parser.epilog or ''} {passed_on}".strip()
     namespace, unknown = parser.parse_known_args(argv)
+    flatten_lists(namespace, comma_lists)
+    with warnings.catch_warnings():  # the comma form warned once, above
+        warnings.simplefilter("ignore", FutureWarning)
+        given = [given_arguments(dataclass_types, words, where, comma_lists) for words, where in places]
     if unknown and not passed_on:
-        known = [option for action in parser._actions for option in action.option_strings]
-        names = [word for word in unknown if word.startswith("-")] or unknown
-        hints = [
-            f"{name} (did you mean {close[0]}?)" if (close := difflib.get_close_matches(name, known, n=1)) else name
-            for name in names
-        ]
-        raise ArgumentProblems(
-            [f"Unknown argument(s) in the {source}: {', '.join(hints)}; `--help` lists the recipe's arguments."]
-        )
+        raise ArgumentProblems([unknown_problem(dataclass_types, unknown, source)])
     # each dataclass checks its values when built: every problem is reported, in one error
     parsed, problems = [], []
     for dtype in dataclass_types:
@@ -153,34 +162,16 @@ def parse_recipe_args(
             problems.append(str(err))
     if problems:
         raise ArgumentProblems(problems)
-    return (*parsed, unknown) if passed_on else tuple(parsed)
-
-
-ARGUMENT_FILE_SUFFIXES = (".yaml", ".yml", ".json")
-
-
-def canonical_name(name: str) -> str:
-    """An argument's one name: `per-device-train-batch-size` and `per_device_train_batch_size` are both
-    `per_device_train_batch_size` (the dataclass field's name), so that every check sees every spelling."""
-    return name.replace("-", "_")
-
-
-def canonical_argv(argv: Sequence[str], source: str = "command line") -> list[str]:
-    """`argv` with every `--name` (and `--name=value`) spelt with underscores ([`canonical_name`]); the same argument
-    under two spellings in one place is refused, as a duplicate key in a file is."""
-    words, spellings = [], {}
-    for word in argv:
-        if word.startswith("--") and len(word) > 2 and word[2] != "-":
-            flag, equals, value = word.partition("=")
-            name = "--" + canonical_name(flag[2:])
-            if name in spellings and spellings[name] != flag:
-                raise ArgumentProblems(
-                    [f"{spellings[name]} and {flag} are one argument, given twice on the {source}: keep one of them."]
-                )
-            spellings.setdefault(name, flag)
-            word = name + equals + value
-        words.append(word)
-    return words
+    if not passed_on:
+        return tuple(parsed)
+    if not passed_on_to:
+        return (*parsed, unknown)
+    values, rest = {}, []
+    for place, (_, where) in zip(given, places):  # the command line's values override the file's
+        passed = given_arguments(passed_on_to, place.unknown, where)
+        values.update(passed.values)
+        rest += passed.unknown
+    return (*parsed, GivenArguments(values, {}, rest))
 
 
 def _refuse_late_argument_file(parser: argparse.ArgumentParser, argv: Sequence[str], prog: str | None) -> None:

@@ -25,14 +25,12 @@ Each action is a sub-command with its own arguments (`hf-gpt1 reproduce <action>
 from __future__ import annotations
 
 import sys
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 import datasets
-from transformers import HfArgumentParser
 
 from ..data.atomic import WRITE_FAILURES, write_json_atomic
 from ..data.fingerprint import rows_digest
@@ -41,7 +39,6 @@ from ..tools.paper_results import CONDITIONS, PAPER_RESULTS, TABLE5_TASKS
 from ..tools.reproduce import (
     FAILURES_FILE,
     PAPER_BATCH,
-    RUN_OWNED,
     PlannedRun,
     TaskData,
     batch_flags,
@@ -52,9 +49,11 @@ from ..tools.reproduce import (
     resolve_data,
     resolve_model,
     run_state,
+    run_words,
     task_data,
 )
 from ..tools.reproduce_report import PLAN_FILE, collect_runs, pack_glue_submission, write_report
+from ..training.parse import FINETUNE_ARGUMENTS, unknown_problem
 from .command_line import ARGUMENT_FILE_SUFFIXES, parse_recipe_args
 
 __all__ = ["ACTIONS", "MatrixArguments", "ReportArguments", "SubmitPackArguments", "main"]
@@ -178,7 +177,7 @@ ACTIONS: dict[str, tuple[type, str]] = {
 }
 """Each action (a sub-command): its arguments and its line of help."""
 
-LIST_FLAGS = ("--tables", "--tasks", "--conditions", "--seeds", "--devices")
+LIST_ARGUMENTS = ("tables", "tasks", "conditions", "seeds", "devices")
 PASSED_ON = "Any other argument goes to every run (e.g. --max_train_samples 48 --num_train_epochs 1: a smoke run)."
 
 
@@ -199,12 +198,13 @@ def main(argv: Sequence[str] | None = None) -> dict:
     arguments = ACTIONS[action][0]
     prog = f"hf-gpt1 reproduce {action}"
     if arguments is MatrixArguments:
-        args, extra = parse_recipe_args((arguments,), words, prog=prog, passed_on=PASSED_ON, rewrite=_listed)
-        if owned := sorted({word.split("=")[0] for word in extra} & set(RUN_OWNED)):
-            raise ValueError(f"{owned[0]} is set for each run by reproduce: {RUN_OWNED[owned[0]]}.")
-        _check_run_flags(action, extra)
-        return _matrix(action, args, extra)
-    (args,) = parse_recipe_args((arguments,), words, prog=prog, rewrite=_listed)
+        args, passed = parse_recipe_args(
+            (arguments,), words, prog=prog, passed_on=PASSED_ON, comma_lists=LIST_ARGUMENTS,
+            passed_on_to=FINETUNE_ARGUMENTS,
+        )  # fmt: skip
+        _check_run_words(action, passed.unknown)
+        return _matrix(action, args, run_words(passed.values))
+    (args,) = parse_recipe_args((arguments,), words, prog=prog, comma_lists=LIST_ARGUMENTS)
     if not Path(args.output_dir).is_dir():
         raise ValueError(f"--output_dir {args.output_dir} is not a folder of runs (<task>/<condition>/seed-N).")
     if action == "report":
@@ -238,43 +238,25 @@ def _report(args: MatrixArguments | ReportArguments) -> tuple[list, dict]:
     return rows, averages
 
 
-def _check_run_flags(action: str, extra: Sequence[str]) -> None:
-    """Refuses, before any run, a passed-on flag that the runs' commands do not take (another action's, a typo):
-    each run would otherwise fail on it, one after the other."""
-    from .glue import ARGUMENTS  # the arguments of hf-gpt1 glue and multiple-choice, the runs' commands
-
-    parser = HfArgumentParser(ARGUMENTS)
-    known = {option for item in parser._actions for option in item.option_strings}  # argparse's list of options
-    for word in extra:
+def _check_run_words(action: str, unknown: Sequence[str]) -> None:
+    """Refuses, before any run, a word that neither reproduce nor the runs' commands take (another action's
+    argument, a typo, `-max_steps` with one dash): each run would otherwise fail on it, one after the other."""
+    if not unknown:
+        return
+    for word in unknown:
         flag = word.split("=")[0]
-        if not flag.startswith("--") or flag in known:
-            continue
         owners = [name for name, (kind, _) in ACTIONS.items() if flag[2:] in {f.name for f in fields(kind)}]
-        whose = f"an argument of hf-gpt1 reproduce {owners[0]}" if owners else "no argument of hf-gpt1 glue"
-        raise ValueError(
-            f"{flag} is {whose}, not of the runs that {action} passes arguments on to (hf-gpt1 glue / "
-            "multiple-choice): drop it here, or give it to the action it belongs to."
-        )
-
-
-def _listed(words: Sequence[str]) -> list[str]:
-    """The words with a list flag's comma-separated values (`--seeds 0,1`, the form before 0.5) as separate values
-    (`--seeds 0 1`), with a FutureWarning: the comma form is removed in 0.6."""
-    out, in_list = [], False
-    for word in words:
-        if word.startswith("-"):
-            in_list = word in LIST_FLAGS
-        elif in_list and "," in word:
-            warnings.warn(
-                f"comma-separated values ({word}) are deprecated and removed in hf_gpt1 0.6: give them as separate "
-                f"words ({' '.join(word.split(','))}).",
-                FutureWarning,
-                stacklevel=3,
+        if flag.startswith("--") and owners:
+            raise ValueError(
+                f"{flag} is an argument of hf-gpt1 reproduce {owners[0]}, not of the runs that {action} passes "
+                "arguments on to (hf-gpt1 glue / multiple-choice): drop it here, or give it to the action it belongs "
+                "to."
             )
-            out += [value for value in word.split(",") if value]
-            continue
-        out.append(word)
-    return out
+    first = next((word for word in unknown if word.startswith("-")), unknown[0])
+    why = unknown_problem(FINETUNE_ARGUMENTS, unknown, "command line", "reproduce's arguments")
+    if first.startswith("--"):
+        why = f"{first.split('=')[0]} is no argument of hf-gpt1 glue / multiple-choice, the runs' commands: {why}"
+    raise ValueError(why)
 
 
 def _matrix(action: str, args: MatrixArguments, extra: list[str]) -> dict:

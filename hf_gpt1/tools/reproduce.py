@@ -22,7 +22,6 @@ number of the chosen tables from the finished runs and writes `results.json` and
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
@@ -49,6 +48,8 @@ from ..data.tasks import TaskSpec
 from ..module_names import moved_names
 from ..process_control import DRIVER_PID, driver_of
 from ..training.output_dir import RUN_FILE, OutputDirLock
+from ..training.parse import FINETUNE_ARGUMENTS, as_words, given_arguments, recorded_paths
+from ..training.pinned import pin_model
 from .reproduce_report import RECORD_SUFFIX, comparable_argv, run_evidence_problem
 
 __all__ = [
@@ -63,9 +64,6 @@ __all__ = [
 ]
 
 STORY_CLOZE_FILES = ("cloze_test_val__spring2016.csv", "cloze_test_test__spring2016.csv")
-# What `prefetch` downloads of a model repository: its config, tokenizer and safetensors weights (openai-gpt's
-# repository also holds TensorFlow and Rust copies of the weights, which a run never reads).
-MODEL_FILES = ["*.json", "*.txt", "*.safetensors"]
 
 
 # ------------------------------------------------------------------------------------------------ the inputs
@@ -105,7 +103,7 @@ def task_data(spec: TaskSpec, data_dir: str | None = None, story_cloze_dir: str 
                 "story_cloze has no Hub copy with its columns: pass --story_cloze_dir, the folder of the two 2016 "
                 f"CSVs ({' and '.join(STORY_CLOZE_FILES)}, from the ROCStories request form)."
             )
-        train, test = (str(Path(story_cloze_dir) / name) for name in STORY_CLOZE_FILES)
+        train, test = (os.path.abspath(Path(story_cloze_dir) / name) for name in STORY_CLOZE_FILES)
         absent = [path for path in (train, test) if not Path(path).is_file()]
         if absent:
             raise ValueError(
@@ -124,7 +122,7 @@ def task_data(spec: TaskSpec, data_dir: str | None = None, story_cloze_dir: str 
                 f"files, or drop {spec.name} from --tasks / --tables (without --data_dir, the GLUE tasks are read "
                 f"from the Hub, {spec.hub[0]})."
             )
-        return TaskData(spec, {"data_dir": data_dir}, ("--data_dir", data_dir))
+        return TaskData(spec, {"data_dir": data_dir}, ("--data_dir", os.path.abspath(data_dir)))
     return TaskData(spec)
 
 
@@ -147,15 +145,14 @@ def resolve_model(name_or_path: str, revision: str | None = None) -> tuple[str, 
     if Path(name_or_path).is_dir():
         if revision is not None:
             raise ValueError(f"--model_revision {revision} names a Hub commit; {name_or_path} is a local folder.")
-        return name_or_path, name_or_path
-    from huggingface_hub import snapshot_download
-
+        folder = os.path.abspath(name_or_path)  # what it names, from whichever working folder
+        return folder, folder
     with hub_access(
         f"--model_name_or_path {name_or_path}: not in this machine's Hugging Face cache",
         "run `hf-gpt1 reproduce prefetch` where the Hub is reachable, with this HF_HOME, or give a local folder",
     ):
-        folder = snapshot_download(name_or_path, revision=revision, allow_patterns=MODEL_FILES)
-    return folder, f"{name_or_path}@{Path(folder).name}"
+        pinned = pin_model(name_or_path, revision=revision)  # the one resolution of a model, as every run's plan
+    return pinned.folder, f"{name_or_path}@{pinned.commit}"
 
 
 def data_lines(
@@ -184,19 +181,38 @@ def data_lines(
 
 FAILURES_FILE = "failures.json"
 PAPER_BATCH = 32  # the fine-tuning batch of the paper (section 4.1); each run is one process
-# The runs' arguments that reproduce sets itself, and how to ask for them; given as other arguments, they would
-# silently override every run's.
+# The runs' arguments that reproduce sets itself, and how to ask for them; given as other arguments (in any spelling
+# the runs' parser takes), they would silently override every run's.
 RUN_OWNED = {
-    "--task": "choose the tasks with --tasks or --tables",
-    "--seed": "choose the seeds with --seeds",
-    "--output_dir": "each run has its folder under reproduce's --output_dir",
-    "--from_scratch": "choose the ablations with --conditions",
-    "--lm_coef": "choose the ablations with --conditions",
-    "--story_cloze_protocol": "Story Cloze always runs under the original protocol",
-    "--train_file": "the data comes from --data_dir, --story_cloze_dir or the Hub",
-    "--validation_file": "the data comes from --data_dir, --story_cloze_dir or the Hub",
-    "--test_file": "the data comes from --data_dir, --story_cloze_dir or the Hub",
+    "task": "choose the tasks with --tasks or --tables",
+    "seed": "choose the seeds with --seeds",
+    "output_dir": "each run has its folder under reproduce's --output_dir",
+    "from_scratch": "choose the ablations with --conditions",
+    "lm_coef": "choose the ablations with --conditions",
+    "story_cloze_protocol": "Story Cloze always runs under the original protocol",
+    "train_file": "the data comes from --data_dir, --story_cloze_dir or the Hub",
+    "validation_file": "the data comes from --data_dir, --story_cloze_dir or the Hub",
+    "test_file": "the data comes from --data_dir, --story_cloze_dir or the Hub",
+    "overwrite_output_dir": "the queue starts again a run that left nothing to continue, and never deletes a "
+    "finished one (move it away, or give another --output_dir)",
 }
+# How a run starts, not what it is: the queue decides it for each run (`--resume` for one it continues).
+RUN_START = ("resume",)
+
+
+def run_words(values: Mapping[str, Any]) -> list[str]:
+    """The arguments passed on to every run, as parsed by the runs' parser ([`given_arguments`]), as the words each
+    run is given: one spelling per argument, paths as what they name ([`recorded_paths`]: a record read from another
+    working folder names the same files), and without `--resume`, which the queue gives each run it continues.
+
+    Raises:
+        `ValueError`: An argument that reproduce sets for each run itself ([`RUN_OWNED`]), in any spelling.
+    """
+    if owned := sorted(values.keys() & RUN_OWNED.keys()):
+        raise ValueError(f"--{owned[0]} is set for each run by reproduce: {RUN_OWNED[owned[0]]}.")
+    return as_words(recorded_paths({name: value for name, value in values.items() if name not in RUN_START}))
+
+
 CONDITION_FLAGS = {"full": [], "no_pretraining": ["--from_scratch", "true"], "no_aux_lm": ["--lm_coef", "0"]}
 
 
@@ -219,11 +235,8 @@ def batch_flags(extra: Sequence[str]) -> list[str]:
     """The flags that make a run's batch the paper's 32 examples per update: `--per_device_train_batch_size 32`, or
     the per-device size that gives 32 with the `--gradient_accumulation_steps` in `extra`. A batch in `extra` that
     cannot make 32 is refused (each run is one process, so per device × accumulation is the whole batch)."""
-    given = argparse.ArgumentParser(add_help=False)
-    given.add_argument("--per_device_train_batch_size", type=int)
-    given.add_argument("--gradient_accumulation_steps", type=int, default=1)
-    known, _ = given.parse_known_args(list(extra))
-    per_device, steps = known.per_device_train_batch_size, known.gradient_accumulation_steps
+    given = given_arguments(FINETUNE_ARGUMENTS, extra).values  # the runs' parser: every spelling is one argument
+    per_device, steps = given.get("per_device_train_batch_size"), given.get("gradient_accumulation_steps", 1)
     if per_device is None and steps >= 1 and PAPER_BATCH % steps == 0:
         return ["--per_device_train_batch_size", str(PAPER_BATCH // steps)]
     if per_device is not None and per_device * steps == PAPER_BATCH:
@@ -244,17 +257,20 @@ def plan_runs(
     extra: Sequence[str] = (),
 ) -> list[PlannedRun]:
     """The run matrix, task by task: each (task, condition, seed) with its recipe and arguments (the task's data
-    flags, the condition's, the paper's batch, then `extra`, which goes to every run)."""
+    flags, the condition's, the paper's batch, then `extra`, which goes to every run). Local paths are absolute, so
+    that the same matrix given relative paths from another working folder plans the same runs."""
     runs = []
     batch = batch_flags(extra)
+    # paths as what they name (absolute): the same matrix from another working folder is the same runs
+    model = recorded_paths({"model_name_or_path": model_name_or_path})["model_name_or_path"]
     for task in data:
         spec = task.spec
         recipe = spec.input_format.command
         for condition in conditions:
             for seed in seeds:
                 folder = Path(output_dir) / spec.name / condition / f"seed-{seed}"
-                argv = ["--task", spec.name, "--model_name_or_path", model_name_or_path, "--seed", str(seed),
-                        "--output_dir", str(folder), *task.flags, *CONDITION_FLAGS[condition], *batch,
+                argv = ["--task", spec.name, "--model_name_or_path", model, "--seed", str(seed),
+                        "--output_dir", os.path.abspath(folder), *task.flags, *CONDITION_FLAGS[condition], *batch,
                         *extra]  # fmt: skip
                 runs.append(PlannedRun(spec.name, condition, seed, recipe, folder, tuple(argv)))
     return runs

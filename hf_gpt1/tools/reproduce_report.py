@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import os
 import re
 import statistics
 import zipfile
@@ -22,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from ..data.atomic import WRITE_FAILURES, write_bytes_atomic, write_json_atomic, write_text_atomic
-from ..data.fingerprint import PATH_FLAGS, changed_input, comparable_path
+from ..data.fingerprint import changed_input, comparable_paths
 from ..data.submissions import submission_scores
 from ..data.tasks import get_task
+from ..training.parse import FINETUNE_ARGUMENTS, defaults, given_arguments
 from .paper_results import CONDITIONS, PAPER_RESULTS, TABLE5_AVERAGES, TABLE5_TASKS, PaperResult
 
 __all__ = [
@@ -45,14 +47,7 @@ __all__ = [
 RESULTS_FILE, REPORT_FILE = "results.json", "REPORT.md"
 PLAN_FILE = "plan.json"  # the last `reproduce run`'s plan: the model, the data digests, each run's arguments
 RECORD_SUFFIX = ".argv.json"  # beside each run folder (the recipe wants its folder to itself): what it was given
-# Run arguments that cut the paper's budget: a plan with them is a smoke run, whose rows are incomplete.
-SMOKE_FLAGS = (
-    "--max_train_samples",
-    "--max_eval_samples",
-    "--max_predict_samples",
-    "--max_steps",
-    "--num_train_epochs",
-)
+PAPER_EPOCHS = 3  # the paper's fine-tuning epochs: fewer (or a cap on rows or steps) is a smoke budget
 SUBMISSION_ZIP, SUBMISSION_RECORD = "glue_submission.zip", "glue_submission.json"
 # Datasets that are not the paper's any more: the Hub's QNLI is GLUE's revised version (2019).
 DATASET_CHANGED = {"qnli": "dataset changed since the paper (GLUE's revised QNLI)"}
@@ -127,24 +122,50 @@ def collect_runs(output_dir: str | Path) -> dict[tuple[str, str], RowRuns]:
     return rows
 
 
-def comparable_argv(argv: Sequence[str]) -> tuple[str, ...]:
-    """A run's arguments with each local path spelt one way (`glue/`, `./glue` and `glue` are one folder), so that a
-    finished run is reused whatever spelling named its data."""
-    words = list(argv)
-    flags = {f"--{name}" for name in (*PATH_FLAGS, "output_dir")}
-    for i, word in enumerate(words[:-1]):
-        if word in flags:
-            words[i + 1] = str(comparable_path(words[i + 1]))
-    return tuple(words)
+def run_values(argv: Sequence[str]) -> dict[str, Any]:
+    """A run's arguments as its command parses them ([`given_arguments`] with the runs' parser: every spelling of an
+    argument is one), every argument's default beside the given ones, local paths as what they name, without how it
+    starts (`--resume`, `--overwrite_output_dir`: the queue's choice). Words the parser does not take are kept, in
+    order, under `""`, and so are arguments it would refuse (a record written before they were)."""
+    try:
+        given = given_arguments(FINETUNE_ARGUMENTS, argv)
+    except ValueError:  # two values for one argument, a bad value: compared as written
+        return {"": list(argv)}
+    values = {**defaults(FINETUNE_ARGUMENTS), **comparable_paths(given.values)}
+    values = {name: value for name, value in values.items() if name not in ("resume", "overwrite_output_dir")}
+    if isinstance(values.get("output_dir"), str):
+        values["output_dir"] = os.path.abspath(values["output_dir"])
+    return {**values, "": given.unknown}
+
+
+def comparable_argv(argv: Sequence[str]) -> dict[str, Any]:
+    """What two runs' arguments are compared by ([`run_values`]): the same run whatever spelling or working folder
+    named its arguments (`--max_train_samples=32` and `--max_train_samples 32`; `glue/`, `./glue` and `glue`)."""
+    return run_values(argv)
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (list, tuple)):
+        return " ".join(map(_shown, value))
+    return str(value)
 
 
 def smoke_flags(argv: Sequence[str]) -> list[str]:
-    """The arguments of `argv` that cut the paper's budget (fewer rows, steps or epochs): a smoke run's."""
-    flags = []
-    for flag, value in zip(argv, [*argv[1:], None]):
-        if flag in SMOKE_FLAGS and not (flag == "--num_train_epochs" and value is not None and float(value) == 3):
-            flags.append(f"{flag} {value}")
-    return flags
+    """The arguments of `argv` that cut the paper's budget (fewer rows, steps or epochs), as parsed (in any
+    spelling): a smoke run's."""
+    try:
+        given = given_arguments(FINETUNE_ARGUMENTS, argv).values
+    except ValueError:
+        return []
+    cut = {
+        "max_train_samples": lambda value: value is not None,
+        "max_eval_samples": lambda value: value is not None,
+        "max_steps": lambda value: value > 0,
+        "num_train_epochs": lambda value: value != PAPER_EPOCHS,
+    }
+    return [f"--{name} {_shown(value)}" for name, value in given.items() if name in cut and cut[name](value)]
 
 
 def run_evidence_problem(folder: Path, argv: Sequence[str], model: str, data_sha256: str | None) -> str | None:
@@ -160,9 +181,14 @@ def run_evidence_problem(folder: Path, argv: Sequence[str], model: str, data_sha
         return f"no readable record ({record_path.name}): run the command again to redo it"
     if not isinstance(record, dict) or record.get("finished") is not True:
         return "its record does not say it finished (written before evidence was kept, or killed while finishing)"
-    if comparable_argv(record.get("argv", ())) != comparable_argv(argv):
-        given = set(record.get("argv", ())) ^ set(argv)
-        return f"trained with other arguments ({', '.join(sorted(given)) or 'their order'} differ)"
+    ran, planned = comparable_argv(record.get("argv", ())), comparable_argv(argv)
+    if ran != planned:
+        differ = [name for name in dict.fromkeys([*ran, *planned]) if ran.get(name) != planned.get(name)]
+        said = [
+            f"{'--' + name if name else 'the words'} {_shown(ran.get(name))}, the plan: {_shown(planned.get(name))}"
+            for name in differ[:3]
+        ]
+        return f"trained with other arguments ({'; '.join(said)})"
     if record.get("model") != model:
         return f"trained from another model ({record.get('model')}, the plan: {model})"
     read = json.loads(results.read_text()).get("data_sha256")  # the rows the run itself read

@@ -133,8 +133,9 @@ class RecipeTrainingArguments(TrainingArguments):
     save_total_limit: int | None = field(
         default=3,
         metadata={
-            "help": "Keep the newest N complete checkpoints, and always the best one (so a long run cannot fill the "
-            "disk); 0 keeps every checkpoint."
+            "help": "Keep at most N checkpoints in all, as transformers does (so a long run cannot fill the disk): "
+            "the newest ones, and the best one counts among them (N 2 with an early best keeps the best and the "
+            "newest); the newest complete one is never deleted, so N 1 may keep two; 0 keeps every checkpoint."
         },
     )
     retain_cpu_memory: bool = field(

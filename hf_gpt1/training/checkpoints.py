@@ -189,7 +189,9 @@ def rotate_checkpoints(
     output_dir: str | os.PathLike, limit: int | None, keep: str | os.PathLike | None = None
 ) -> None:
     """Deletes the oldest checkpoints until at most `limit` remain, never the newest complete one nor `keep` (the
-    best one), and never one newer than the newest complete one (its successor may still be unfinished)."""
+    best one), and never one newer than the newest complete one (its successor may still be unfinished). The best
+    counts among the `limit`, as in transformers' `rotate_checkpoints` (`--save_total_limit 2` with an early best
+    keeps the best and the newest), and both are kept even when `limit` is 1."""
     if not limit or limit <= 0:
         return
     folders = [path for _, path in _checkpoint_folders(output_dir)]

@@ -64,6 +64,7 @@ from .launch import (
 )
 from .memory import apply_memory_arguments
 from .output_dir import TASK_FILE, check_output_dir, check_planned_inputs, claimed, run_identity
+from .pinned import PinnedModel, pinned_arguments, pins_record, plan_model_inputs
 from .precision import weights_dtype
 from .results import format_metrics, logged_metrics, print_start, save_results
 from .trainer import GPT1Trainer
@@ -117,6 +118,8 @@ class FinetunePlan:
         eval_names (`tuple[str, ...]`): The splits evaluated (validation, MNLI's two).
         started (`float`): When planning began (the run's duration counts from it).
         notes (`tuple[str, ...]`): What the plan decided that the start screen says (the compilation default).
+        pins (`tuple[PinnedModel, ...]`): The model and tokenizer as they will be read (`hf_gpt1.training.pinned`):
+            a Hub id's commit and snapshot folder, and each folder's weights and tokenizer files.
     """
 
     model_args: ModelArguments
@@ -131,6 +134,7 @@ class FinetunePlan:
     eval_names: tuple[str, ...]
     started: float
     notes: tuple[str, ...] = ()
+    pins: tuple[PinnedModel, ...] = ()
 
     @property
     def title(self) -> str:
@@ -176,6 +180,11 @@ def plan_finetuning(
     check_model_path(model_args.model_name_or_path)
     if model_args.tokenizer_name_or_path:
         check_model_path(model_args.tokenizer_name_or_path, "--tokenizer_name_or_path")
+    pins = plan_model_inputs(model_args)
+    if hub := pins_record(pins):  # a Hub commit is part of what the run is
+        identity = {**identity, "pinned": hub}
+        if args.process_index == 0:
+            check_output_dir(args.output_dir, identity, args.overwrite_output_dir, args.resume)
     return FinetunePlan(
         model_args,
         data_args,
@@ -189,6 +198,7 @@ def plan_finetuning(
         eval_names,
         started,
         tuple(compile_notes),
+        pins,
     )
 
 
@@ -199,6 +209,9 @@ def execute_finetuning(plan: FinetunePlan, notes: Sequence[str] = ()) -> dict[st
     model_args, data_args, args, spec = plan.model_args, plan.data_args, plan.args, plan.spec
     raw, sources, eval_names = plan.splits, plan.sources, list(plan.eval_names)
     check_planned_inputs(plan.identity)  # what was planned is what runs
+    for pin in plan.pins:  # and is read: the planned commit, weights and tokenizer files
+        pin.check()
+    model_args = pinned_arguments(model_args, plan.pins)
     set_seed(args.seed)
 
     # model and tokenizer

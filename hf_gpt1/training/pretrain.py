@@ -59,6 +59,7 @@ from .flags import flags_for_inputs, flags_of
 from .launch import precision_engine, settle_launch
 from .memory import apply_memory_arguments
 from .output_dir import check_output_dir, check_planned_inputs, check_recorded_digests, claimed, run_identity
+from .pinned import PinnedModel, pinned_arguments, pins_record, plan_model_inputs
 from .precision import weights_dtype
 from .results import logged_metrics, print_start, save_results
 from .trainer import PretrainTrainer
@@ -87,6 +88,7 @@ class PretrainPlan:
         identity (`dict`): The run's identity, which the output folder is claimed with (`run_identity`).
         corpus: The corpus, opened and checked (`hf_gpt1.data.packing.open_corpus`).
         started (`float`): When planning began (the run's duration counts from it).
+        pins (`tuple[PinnedModel, ...]`): The model and tokenizer as they will be read (`hf_gpt1.training.pinned`).
     """
 
     model_args: PretrainModelArguments
@@ -95,6 +97,7 @@ class PretrainPlan:
     identity: dict[str, Any]
     corpus: Any
     started: float
+    pins: tuple[PinnedModel, ...] = ()
 
     def __str__(self) -> str:
         data = self.data_args
@@ -135,6 +138,11 @@ def plan_pretraining(
                        ("--tokenizer_name_or_path", model_args.tokenizer_name_or_path)):  # fmt: skip
         if path:
             check_model_path(path, flag)
+    pins = plan_model_inputs(model_args)  # the commit and files that will be read (`pinned`)
+    if hub := pins_record(pins):
+        identity = {**identity, "pinned": hub}
+        if args.process_index == 0:
+            check_output_dir(args.output_dir, identity, args.overwrite_output_dir, args.resume)
 
     # data: the corpus, whatever its source (one interface: `data.packing.open_corpus`), held-out documents apart
     with flags_for_inputs(flags_of(data_args)):  # the data layer names paths and arguments; the command line, flags
@@ -148,7 +156,7 @@ def plan_pretraining(
             validation_split_percentage=data_args.validation_split_percentage,
         )
         check_recorded_digests(identity, corpus.digests)
-    return PretrainPlan(model_args, data_args, args, identity, corpus, started)
+    return PretrainPlan(model_args, data_args, args, identity, corpus, started, pins)
 
 
 def execute_pretraining(plan: PretrainPlan, notes: Sequence[str] = ()) -> dict[str, Any]:
@@ -158,6 +166,9 @@ def execute_pretraining(plan: PretrainPlan, notes: Sequence[str] = ()) -> dict[s
     model_args, data_args, args, identity = plan.model_args, plan.data_args, plan.args, plan.identity
     corpus = plan.corpus
     check_planned_inputs(identity)  # what was planned is what runs
+    for pin in plan.pins:  # and is read: the planned commit, weights and tokenizer files
+        pin.check()
+    model_args = pinned_arguments(model_args, plan.pins)
     set_seed(args.seed)
     flags = flags_of(data_args)
 

@@ -274,3 +274,65 @@ def test_a_wrong_typed_value_in_an_argument_file_names_the_file(tmp_path, capsys
         parse_recipe_args((DataArguments,), [str(config), "--max_train_samples", "lots"])
     err = capsys.readouterr().err
     assert "argument --max_train_samples" in err and f"{config}:" not in err
+
+
+# ------------------------------------------------------------------------------------------------ the one parse
+
+
+@pytest.mark.parametrize(
+    ("words", "problem"),
+    [
+        (
+            ["--original_embedding_table", "true", "--no-original-embedding-table"],
+            "--original_embedding_table and --no_original_embedding_table are one argument, given twice on the "
+            "command line: keep one of them.",
+        ),
+        (["--seed", "1", "--seed=2"], "--seed is given twice on the command line: keep one of them."),
+    ],
+)
+def test_one_argument_given_twice_in_one_place_is_refused_not_settled_by_the_last(words, problem, tmp_path):
+    """Two values for one argument, under any spelling the parser takes (issue 50): argparse would keep the last
+    silently; the one parse refuses it before anything runs. A file and the command line are two places: the
+    command line overrides the file."""
+    from hf_gpt1.commands.glue import ARGUMENTS
+
+    with pytest.raises(ValueError) as refused:
+        parse_recipe_args(ARGUMENTS, ["--task", "rte", "--output_dir", str(tmp_path), *words])
+    assert str(refused.value) == problem
+    config = tmp_path / "run.yaml"
+    config.write_text("task: rte\noriginal_embedding_table: true\nseed: 1\n")
+    model, _, training = parse_recipe_args(
+        ARGUMENTS, [str(config), "--no-original-embedding-table", "--seed=2", "--output_dir", str(tmp_path)]
+    )
+    assert model.original_embedding_table is False and training.seed == 2
+
+
+def test_a_one_dash_argument_is_refused_naming_the_two_dash_one(tmp_path):
+    from hf_gpt1.commands.glue import ARGUMENTS
+
+    with pytest.raises(ValueError, match=r"-max_steps \(did you mean --max_steps\?\)"):
+        parse_recipe_args(ARGUMENTS, ["--task", "rte", "--output_dir", str(tmp_path), "-max_steps", "5"])
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        ["--overwrite_output_dir=true"],
+        ["--overwrite-output-dir", "true"],
+        ["--overwrite_output_dir"],
+        ["--resume=false", "--overwrite_output_dir", "1"],
+    ],
+)
+def test_the_continue_command_continues_the_run_however_overwrite_was_spelt(given, monkeypatch):
+    """The "Continue with:" line after a stop: the same command with --resume, and without the argument that would
+    delete the run, in any spelling the parser takes (issue 50: `--overwrite_output_dir=true` stayed in it)."""
+    import shlex
+
+    from hf_gpt1.process_control import resume_command
+    from hf_gpt1.commands.glue import ARGUMENTS
+    from hf_gpt1.training.parse import given_arguments
+
+    monkeypatch.setattr("sys.argv", ["hf-gpt1", "glue", "--task", "rte", *given, "--output_dir", "out"])
+    words = shlex.split(resume_command())[3:]  # after python, hf-gpt1 and glue
+    values = given_arguments(ARGUMENTS, words).values
+    assert values == {"task": "rte", "output_dir": "out", "resume": True}

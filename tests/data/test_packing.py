@@ -22,7 +22,7 @@ from hf_gpt1.data.files import load_corpus
 from hf_gpt1.data.packing import TextCorpus, pack_corpus, pack_windows, stream_corpus, window_collator
 from hf_gpt1.tokenization_gpt1 import original_tokenizer
 from hf_gpt1.training.output_dir import RUN_FILE
-from tests.utils import COMMON, run_cli, shared_data
+from tests.utils import COMMON, overridden, run_cli, shared_data
 
 
 @pytest.fixture
@@ -223,12 +223,12 @@ def corpus_text(lines: int = 300, words=WORDS) -> str:
 
 
 def pretrain_argv(tmp_path: Path, *files: Path, extra: tuple[str, ...] = ()) -> list[str]:
-    return [
+    return overridden([
         "--train_files", *map(str, files), "--output_dir", str(tmp_path / "run"), "--vocab_size", "100",
         "--n_layer", "1", "--n_embd", "32", "--n_head", "2", "--n_positions", "32", "--max_steps", "2",
         "--per_device_train_batch_size", "4", "--warmup_steps", "0", "--eval_steps", "2", "--save_steps", "2",
-        "--seed", "5", *COMMON, *extra,
-    ]  # fmt: skip
+        "--seed", "5", *COMMON,
+    ], extra)  # fmt: skip
 
 
 def rewrite_keeping_size_and_time(path: Path, text: str) -> None:

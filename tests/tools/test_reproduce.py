@@ -727,7 +727,7 @@ def test_each_row_counts_only_the_runs_of_its_plan_and_says_why_not(tmp_path):
     why = snli["excluded"]
     assert why["1"].startswith(f"its input {dev} changed")
     assert why["2"].startswith("trained on other rows (data digest eeeeeeeeeeee, the plan: dddddddddddd)")
-    assert why["3"] == "trained with other arguments (--num_train_epochs, 1 differ)"
+    assert why["3"] == "trained with other arguments (--num_train_epochs 1, the plan: 3)"
     assert why["4"].startswith("trained from another model (openai-community/openai-gpt@fffffff")
     assert why["5"] == "not finished (no all_results.json)"
     text = (root / "REPORT.md").read_text()
@@ -792,3 +792,123 @@ def test_run_exits_1_when_a_planned_run_is_not_counted(tiny_lm, glue_slice, tmp_
         main(argv)
     assert stopped.value.code == 1
     assert "error: 1 planned run(s) are not counted by the report: rte full seed 0: not run" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------------------- the one parse
+
+
+@pytest.mark.parametrize(
+    ("argv", "problem"),
+    [
+        (["--tasks", "rte", "-max_steps", "5"], "-max_steps (did you mean --max_steps?)"),
+        (["--tasks", "rte", "--no_from_scratch"], "--no_from_scratch (did you mean --from_scratch?)"),
+        (["--tasks", "rte", "--from-scratch=true"], "--from_scratch is set for each run by reproduce"),
+        (["--tasks", "rte", "--seed=3"], "--seed is set for each run by reproduce"),
+        (["--tasks", "rte", "--overwrite_output_dir=true"], "--overwrite_output_dir is set for each run by"),
+        (
+            ["--tasks", "rte", "--original_embedding_table", "true", "--no-original-embedding-table"],
+            "--original_embedding_table and --no_original_embedding_table are one argument, given twice",
+        ),
+        (["--tasks", "rte", "--max_steps", "5", "--max_steps=6"], "--max_steps is given twice on the command"),
+        (["--tasks", "rte", "--max_steps", "five"], "invalid int value: 'five'"),
+    ],
+)
+def test_the_runs_arguments_are_parsed_by_their_parser_before_any_run(argv, problem, tmp_path):
+    """What reproduce passes on to every run is parsed by the runs' own parser (issue 50): a word it would only half
+    take (one dash, two values for one argument) and an owned argument in any spelling are refused in one line."""
+    with pytest.raises(ValueError) as refused:
+        main(["run", "--output_dir", str(tmp_path / "out"), *argv])
+    assert problem in str(refused.value)
+    assert not (tmp_path / "out").exists()
+
+
+def test_list_arguments_read_the_equals_form(runs):
+    """`--tables=2,3` (and `--seeds=0,1`): the comma form, given with `=`, is the same list (issue 50)."""
+    with pytest.warns(FutureWarning, match=r"comma-separated values \(2,3\)"):
+        rows = main(["report", "--output_dir", str(runs), "--tables=2,3"])["rows"]
+    assert {r["table"] for r in rows} == {2, 3}
+
+
+def test_the_smoke_budget_is_seen_in_any_spelling(tmp_path):
+    """`--max_train_samples=32` is a smoke budget as `--max_train_samples 32` is: no Δ against the paper."""
+    root = tmp_path / "reproduce"
+    _smoke_run(root, "snli", test={"accuracy": 0.5})
+    plan = json.loads((root / "plan.json").read_text())
+    plan["runs"][0]["argv"][-2:] = ["--max_train_samples=32"]
+    (root / "plan.json").write_text(json.dumps(plan))
+    record_path = root / "snli" / "full" / "seed-0.argv.json"
+    record_path.write_text(json.dumps({**json.loads(record_path.read_text()), "argv": plan["runs"][0]["argv"]}))
+    snli = next(r for r in main(["report", "--output_dir", str(root), "--tables", "2"])["rows"] if r["task"] == "snli")
+    assert snli["delta"] is None and snli["note"] == "incomplete: smoke budget (--max_train_samples 32)"
+
+
+@pytest.mark.parametrize(
+    ("recorded", "planned"),
+    [
+        (["--max_train_samples=32"], ["--max_train_samples", "32"]),  # one argument, two spellings
+        ([], ["--resume", "true"]),  # how a run starts, not what it is
+        (["--no_original_embedding_table"], ["--original_embedding_table", "false"]),
+    ],
+)
+def test_a_finished_run_is_recognised_by_its_parsed_arguments(recorded, planned, tmp_path):
+    from hf_gpt1.tools.reproduce import PlannedRun, run_state
+    from hf_gpt1.training.output_dir import RUN_FILE
+
+    folder = tmp_path / "rte" / "full" / "seed-0"
+    folder.mkdir(parents=True)
+    (folder / "all_results.json").write_text("{}")
+    (folder / RUN_FILE).write_text(json.dumps({"inputs": {}}))
+    record = folder.parent / "seed-0.argv.json"
+    record.write_text(json.dumps({"argv": ["--task", "rte", *recorded], "data_sha256": "a" * 64}))
+    run = PlannedRun("rte", "full", 0, "glue", folder, ("--task", "rte", *planned), data_sha256="a" * 64)
+    assert run_state(run) == "done"
+
+
+def test_the_queue_continues_unfinished_runs_itself_whatever_resume_says(tiny_lm, glue_slice, tmp_path, monkeypatch):
+    """`--resume true` given to the queue is what it does anyway: no run is given it twice, no finished run is "other
+    arguments"; `--seeds=0,1` plans both seeds."""
+    from hf_gpt1.commands import reproduce as command
+
+    planned = []
+    monkeypatch.setattr(command, "execute", lambda runs, output_dir, devices: planned.extend(runs) or {
+        "reused": [], "ran": [], "failed": []})  # fmt: skip
+    argv = ["run", "--tasks", "rte", "--conditions", "full", "--model_name_or_path", str(tiny_lm), "--data_dir",
+            str(glue_slice), "--output_dir", str(tmp_path / "out"), "--seeds=0,1", "--resume", "true",
+            "--max_train_samples=32"]  # fmt: skip
+    with pytest.warns(FutureWarning), pytest.raises(SystemExit):
+        main(argv)
+    assert [run.seed for run in planned] == [0, 1]
+    assert all("--resume" not in run.argv for run in planned)
+
+
+def test_the_same_matrix_from_another_working_folder_is_the_same_runs(glue_slice, tmp_path, monkeypatch):
+    """Relative paths given from another working folder name the same data, model and runs (issue 50, section 6):
+    the finished run is reused, not "other arguments". Paths are recorded as what they name (absolute): a spelling
+    is resolved where it was given, never where a record is read again."""
+    import shutil
+
+    from hf_gpt1.data.tasks import get_task
+    from hf_gpt1.tools.reproduce import _write_evidence, plan_runs, resolve_model, run_state, task_data
+    from hf_gpt1.tools.reproduce_report import run_evidence_problem
+    from hf_gpt1.training.output_dir import RUN_FILE
+
+    project = tmp_path / "project"
+    (project / "elsewhere").mkdir(parents=True)
+    shutil.copytree(glue_slice, project / "glue")
+    (project / "model").mkdir()
+
+    def planned(cwd: Path, prefix: str):
+        monkeypatch.chdir(cwd)
+        model = resolve_model(f"{prefix}model")[1]
+        data = [task_data(get_task("rte"), f"{prefix}glue")]
+        (run,) = plan_runs(data, ["full"], [0], f"{prefix}runs", model, ["--max_train_samples", "32"])
+        return type(run)(**{**vars(run), "model": model})
+
+    run = planned(project, "")
+    run.folder.mkdir(parents=True)
+    (run.folder / "all_results.json").write_text("{}")
+    (run.folder / RUN_FILE).write_text(json.dumps({"inputs": {}}))
+    _write_evidence(run)  # what the queue records once the run finished
+    again = planned(project / "elsewhere", "../")
+    assert run_state(again) == "done"
+    assert run_evidence_problem(again.folder, again.argv, again.model, None) is None

@@ -116,6 +116,25 @@ def test_rotation_keeps_the_newest_complete_checkpoint_and_the_best(tmp_path):
     assert len(list(tmp_path.iterdir())) == 2
 
 
+def test_save_total_limit_keeps_what_its_help_says_as_transformers_does(tmp_path):
+    """`--save_total_limit 2` with an early best (issue 50): at most 2 checkpoints in all, the best one among them,
+    and the newest beside it: what transformers' own rotation keeps on the same folders, and what the help says."""
+    from transformers.trainer_utils import rotate_checkpoints as transformers_rotation
+
+    from hf_gpt1.training.arguments import RecipeTrainingArguments
+
+    ours, theirs = tmp_path / "ours", tmp_path / "theirs"
+    for root in (ours, theirs):
+        for step in (2, 4, 6, 8):
+            checkpoint(root, step)
+    rotate_checkpoints(ours, limit=2, keep=ours / "checkpoint-2")
+    transformers_rotation(str(theirs), 2, best_model_checkpoint=str(theirs / "checkpoint-2"))
+    kept = sorted(p.name for p in ours.iterdir())
+    assert kept == sorted(p.name for p in theirs.iterdir()) == ["checkpoint-2", "checkpoint-8"]
+    text = RecipeTrainingArguments.__dataclass_fields__["save_total_limit"].metadata["help"]
+    assert "at most N checkpoints in all" in text and "the best one counts among them" in text
+
+
 def test_write_json_atomic(tmp_path):
     path = tmp_path / "results.json"
     write_json_atomic(path, {"b": 1, "a": Path("x")})

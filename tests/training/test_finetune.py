@@ -45,6 +45,7 @@ from tests.utils import (
     Killed,
     fail_writes_to,
     glue_args,
+    overridden,
     predict_args,
     run_cli,
     shared_data,
@@ -379,10 +380,10 @@ def write_swag(path: Path, n: int, seed: int) -> None:
 
 
 def mc_args(model: Path, out: Path, *extra: str) -> list[str]:
-    return [
+    return overridden([
         "--model_name_or_path", str(model), "--output_dir", str(out), "--num_train_epochs", "1",
-        "--per_device_train_batch_size", "8", "--max_seq_length", "64", "--logging_steps", "1", *COMMON, *extra,
-    ]  # fmt: skip
+        "--per_device_train_batch_size", "8", "--max_seq_length", "64", "--logging_steps", "1", *COMMON,
+    ], extra)  # fmt: skip
 
 
 def multiple_choice(argv: list[str]) -> dict:
@@ -529,7 +530,8 @@ RTE_ROWS = [["A man is here.", "Someone is here.", "entailment"], ["A cat.", "A 
 
 
 def csv_args(model: Path, out: Path, train: Path, *extra: str) -> list[str]:
-    return ["--task", "rte", "--train_file", str(train), "--validation_file", str(train), *mc_args(model, out), *extra]
+    return overridden(["--task", "rte", "--train_file", str(train), "--validation_file", str(train),
+                       *mc_args(model, out)], extra)  # fmt: skip
 
 
 def glue_error(capsys, argv: list[str]) -> str:

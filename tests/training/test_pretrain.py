@@ -14,7 +14,7 @@ from hf_gpt1.commands.pretrain import main as pretrain_main
 from hf_gpt1.training.arguments import PretrainTrainingArguments
 from hf_gpt1.training.checkpoints import COMPLETE_MARKER, last_complete_checkpoint
 from hf_gpt1.training.trainer import PretrainTrainer
-from tests.utils import COMMON, run_cli
+from tests.utils import COMMON, overridden, run_cli
 
 
 def test_pretrain_wikitext_slice(tiny_lm):
@@ -88,7 +88,7 @@ def test_evaluation_never_builds_logits(tmp_path):
 )
 def test_bad_arguments_are_refused_before_anything_runs(argv, fragment, capsys, wikitext_slice, tmp_path):
     out = tmp_path / "out"
-    full = ["--train_files", str(wikitext_slice["train"]), "--output_dir", str(out), *COMMON, *argv]
+    full = overridden(["--train_files", str(wikitext_slice["train"]), "--output_dir", str(out), *COMMON], argv)
     err = run_cli(capsys, lambda: pretrain_main(full))
     assert fragment in err
     assert not out.exists()
@@ -234,7 +234,8 @@ def test_defaults_learn_on_a_short_budget_and_the_start_says_the_plan(capsys, wi
 )
 def test_a_configuration_that_cannot_learn_is_warned_at_start(argv, warning, capsys, wikitext_slice, tmp_path):
     full = ["--train_files", str(wikitext_slice["train"]), "--output_dir", str(tmp_path / "out"), *COMMON, *argv]
-    full += ["--n_layer", "1", "--n_embd", "32", "--n_head", "2", "--n_positions", "32", "--max_steps", "20"]
+    full = overridden(full, ["--n_layer", "1", "--n_embd", "32", "--n_head", "2", "--n_positions", "32",
+                             "--max_steps", "20"])  # fmt: skip
     full += ["--per_device_train_batch_size", "8", "--eval_steps", "20", "--save_steps", "20"]
     pretrain_main(full)
     printed = capsys.readouterr().out
