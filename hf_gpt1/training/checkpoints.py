@@ -36,6 +36,7 @@ from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
 from ..data.atomic import write_json_atomic
 from ..data.hub_access import hub_access
+from ..data.strict_files import StrictJSONError, read_json
 from ..modeling_gpt1 import stored_shape
 
 logger = logging.getLogger(__name__)
@@ -340,10 +341,10 @@ def load_checkpoint(
     if folder.is_dir():
         if not (folder / "config.json").is_file():
             raise FileNotFoundError(f"{folder} has no config.json: it is not a saved model folder.")
-        try:
-            saved = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise ValueError(f"{folder / 'config.json'} is not valid JSON ({err}); re-save the model.") from None
+        try:  # a config.json edited by hand: one meaning (a key given twice is refused, not the last one kept)
+            saved = read_json(folder / "config.json")
+        except StrictJSONError as err:
+            raise ValueError(f"{folder / 'config.json'}: {err.reason}; correct it or re-save the model.") from None
         if not isinstance(saved, dict):
             raise ValueError(f"{folder / 'config.json'} holds no JSON object; re-save the model.")
         _check_shapes(model_class, folder)
