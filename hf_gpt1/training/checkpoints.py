@@ -59,11 +59,19 @@ __all__ = [
 ]
 
 
+def _sha256(f: Any) -> str:
+    """The SHA-256 of an open binary file, read in 1 MiB blocks (`hashlib.file_digest` is Python 3.11's)."""
+    digest = hashlib.sha256()
+    while block := f.read(1 << 20):
+        digest.update(block)
+    return digest.hexdigest()
+
+
 def _digest_and_sync(path: Path) -> str:
     """The SHA-256 of a file just written, read once (from the page cache the write left it in), then flushed to
     disk through the same descriptor."""
     with open(path, "rb") as f:
-        digest = hashlib.file_digest(f, "sha256").hexdigest()
+        digest = _sha256(f)
         os.fsync(f.fileno())
     return digest
 
@@ -135,7 +143,7 @@ def digest_problem(folder: str | os.PathLike) -> str | None:
         path = folder / name
         try:
             with open(path, "rb") as f:
-                digest = hashlib.file_digest(f, "sha256").hexdigest()
+                digest = _sha256(f)
         except OSError:
             return f"{name} is missing"
         if digest != recorded:
