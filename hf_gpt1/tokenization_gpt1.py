@@ -16,7 +16,7 @@ restricted to the entries that can still be a whole word after `text_standardize
 
 from __future__ import annotations
 
-import json
+import importlib
 import os
 import re
 from collections.abc import Iterable
@@ -361,6 +361,13 @@ def gpt1_standardize(text: str) -> str:
 # --------------------------------------------------------------------------------------------------------------------
 
 
+def _read_json(path: str | os.PathLike) -> Any:
+    """A release's JSON file through the strict reader (`hf_gpt1.data.strict_files`: one id per token, a byte-order
+    mark read). Imported when called: this module is also remote code (saved beside a model for `AutoTokenizer`),
+    where only its `from .x import` lines travel and these readers of the release's files never run."""
+    return importlib.import_module(".data.strict_files", __package__).read_json(path)
+
+
 def _read_merges(path: str | os.PathLike) -> list[tuple[str, str]]:
     merges = []
     for line in Path(path).read_text(encoding="utf-8").split("\n"):
@@ -478,8 +485,7 @@ def original_tokenizer(encoder_path: str | os.PathLike, bpe_path: str | os.PathL
     ['hello</w>', 'world</w>']
     ```
     """
-    vocab = json.loads(Path(encoder_path).read_text(encoding="utf-8"))
-    return _from_vocab_and_merges(vocab, _read_merges(bpe_path))
+    return _from_vocab_and_merges(_read_json(encoder_path), _read_merges(bpe_path))
 
 
 def from_openai_gpt_files(path_or_dir: str | os.PathLike) -> PreTrainedTokenizerFast:
@@ -496,8 +502,7 @@ def from_openai_gpt_files(path_or_dir: str | os.PathLike) -> PreTrainedTokenizer
     """
     path = Path(path_or_dir)
     vocab_path = path / "vocab.json" if path.is_dir() else path
-    vocab = json.loads(vocab_path.read_text(encoding="utf-8"))
-    return _from_vocab_and_merges(vocab, _read_merges(vocab_path.parent / "merges.txt"))
+    return _from_vocab_and_merges(_read_json(vocab_path), _read_merges(vocab_path.parent / "merges.txt"))
 
 
 def load_gpt1_tokenizer(name_or_path: str | os.PathLike) -> GPT1Tokenizer:

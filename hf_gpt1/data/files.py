@@ -30,6 +30,7 @@ import pyarrow.compute as pc
 
 from .fingerprint import content_cache_dir, file_digest, refuse_repeated_inputs
 from .hub_access import hub_access
+from .strict_files import check_json_keys
 from .tasks import GlueTsvLayout, TaskSpec, get_task, glue_task_names
 
 __all__ = [
@@ -213,7 +214,9 @@ def _read_table(path: Path) -> datasets.Dataset:
 def _read_with_datasets(path: Path, loader: str) -> datasets.Dataset:
     """JSON / JSONL / parquet through `datasets`, with parse failures turned into one line naming the file."""
     if loader == "json":
-        _read_rows_text(path)  # names the line of a non-UTF-8 byte or a BOM; the JSON parser would not
+        # names the line of a non-UTF-8 byte or a BOM, and a key given twice; the JSON parsers would not (one of
+        # datasets' keeps the last)
+        check_json_keys(_read_rows_text(path), path)
     dataset = _load_by_content(
         loader, [path], str(path), "JSON files hold one object per line (JSONL) or a list of objects."
     )
@@ -585,7 +588,9 @@ def _read_text_files(paths: Sequence[str], text_column: str, name: str) -> datas
     for path in map(Path, paths):
         check_text_file(path)
         if path.suffix.lower() != ".parquet":
-            _read_text(path)  # a non-UTF-8 byte is named with its line here, not deep inside the arrow reader
+            text = _read_text(path)  # a non-UTF-8 byte is named with its line here, not deep inside the arrow reader
+            if TEXT_BUILDERS.get(path.suffix.lower().lstrip(".")) == "json":
+                check_json_keys(text, path)
     source = f"{name} {list(map(str, paths))}"
     hint = "Fix the file (CSV: one header row, quoted fields holding commas)."
     dataset = _load_by_content(builders.pop(), paths, source, hint)

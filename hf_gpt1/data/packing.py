@@ -39,6 +39,7 @@ import torch
 from ..errors import PackingError
 from .files import check_text_file, held_out_count, load_corpus, not_utf8_error
 from .fingerprint import file_version, refuse_repeated_inputs
+from .strict_files import DuplicateKeyError, loads_strict
 
 __all__ = [
     "DatasetCorpus",
@@ -202,12 +203,14 @@ class TextCorpus:
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
+                row = loads_strict(line)
             except json.JSONDecodeError as err:
                 raise ValueError(
                     f"{path}:{number}: the line is not JSON ({err.msg}, column {err.colno}); each line must be "
                     "one object. Fix or delete that line."
                 ) from None
+            except DuplicateKeyError as err:
+                raise ValueError(f"{path}:{number}: {err}.") from None
             if not isinstance(row, dict):
                 raise ValueError(
                     f"{path}:{number}: the line holds a JSON {type(row).__name__}, not an object with a text field."
@@ -307,7 +310,7 @@ def _shard_documents(shard: Shard) -> Iterator[str]:
     else:
         for line in text.split("\n"):
             if line.strip():
-                yield json.loads(line)[shard.text_column]
+                yield loads_strict(line)[shard.text_column]  # as the scan read it
 
 
 def _shard_windows(shard: Shard, backend, window: int, dtype: np.dtype, batch: int = 1000) -> Iterator[np.ndarray]:

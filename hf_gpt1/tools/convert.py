@@ -18,13 +18,13 @@ Usage:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from ..configuration_gpt1 import GPT1Config
+from ..data.strict_files import StrictJSONError, read_json
 from ..formats import SPECIAL_TOKEN_FIELDS, SPECIAL_TOKENS
 from ..modeling_gpt1 import GPT1LMHeadModel
 from ..module_names import moved_names
@@ -65,9 +65,11 @@ def read_layout(checkpoint_dir: str | Path) -> tuple[list[list[int]], GPT1Config
     if not shapes_path.is_file():
         raise ConversionError(f"{shapes_path} not found: point --checkpoint_dir at the release's model/ folder.")
     try:
-        shapes = json.loads(shapes_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise ConversionError(f"{shapes_path} is not valid JSON ({err}); copy it again from the release.") from None
+        shapes = read_json(shapes_path)  # the strict reader: a byte-order mark is read
+    except StrictJSONError as err:
+        raise ConversionError(
+            f"{shapes_path} is not valid JSON ({err.reason}); copy it again from the release."
+        ) from None
     if not isinstance(shapes, list) or not all(isinstance(s, list) for s in shapes):
         raise ConversionError(f"{shapes_path} holds no list of array shapes; copy it again from the release.")
     if len(shapes) < 2 + len(BLOCK_LAYOUT) or (len(shapes) - 2) % len(BLOCK_LAYOUT):

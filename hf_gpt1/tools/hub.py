@@ -89,14 +89,26 @@ def _eval_metrics(results: dict[str, Any]) -> tuple[dict[str, dict[str, float]],
 
 
 def _evaluated_rows(results: dict[str, Any], data: dict[str, Any]) -> dict[str, tuple[str, str]]:
-    """The splits a run scored on part of their rows (`--max_eval_samples`), each as the model-index names it: the
-    split as `datasets` slices it (`validation[:8]`) and the words for its name (`, the first 8 of 277 rows`)."""
+    """The splits a run scored on fewer rows than they hold, each as the model-index names the rows scored: the
+    split as `datasets` slices it and the words for its name.
+
+    The rows scored are the labelled ones of the split's first `selected` rows (`--max_eval_samples` chose them; the
+    rows without a gold label are then dropped). Every labelled row of the whole split is the split itself
+    (`validation`, `, every labelled row: 5 of its 6 rows`), never a slice of as many rows, which would hold an
+    unlabelled row and leave a labelled one out; a chosen subset is named as it was chosen (`validation[:5]`,
+    `, the first 5 of 6 rows, of which the 4 labelled ones were scored`)."""
     subsets = {}
+    limit = data.get("max_eval_samples")
     for split, counts in (results.get("evaluated_rows") or {}).items():
-        if counts["rows"] < counts["of"]:
-            subsets[split] = (f"{split}[:{counts['rows']}]", f", the first {counts['rows']} of {counts['of']} rows")
-    if data.get("max_eval_samples") and "evaluated_rows" not in results:  # a run recorded before the counts were
-        limit = data["max_eval_samples"]
+        rows, of = counts["rows"], counts["of"]
+        # recorded before `selected` was: the rows --max_eval_samples took, which the run's record holds
+        selected = counts.get("selected", min(limit, of) if limit else of)
+        labelled = f", of which the {rows} labelled ones were scored" if rows < selected else ""
+        if selected < of:
+            subsets[split] = (f"{split}[:{selected}]", f", the first {selected} of {of} rows{labelled}")
+        elif rows < of:
+            subsets[split] = (split, f", every labelled row: {rows} of its {of} rows")
+    if limit and "evaluated_rows" not in results:  # a run recorded before the counts were
         for split in results:
             if isinstance(results[split], dict) and any(key.startswith(f"eval_{split}_") for key in results[split]):
                 subsets[split] = (f"{split}[:{limit}]", f", at most the first {limit} rows")

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..data.atomic import WRITE_FAILURES, write_bytes_atomic, write_json_atomic, write_text_atomic
 from ..data.fingerprint import changed_input, comparable_paths
+from ..data.strict_files import StrictJSONError, read_json
 from ..data.submissions import submission_scores
 from ..data.tasks import get_task
 from ..training.parse import FINETUNE_ARGUMENTS, defaults, given_arguments
@@ -236,8 +237,10 @@ def read_glue_test_results(path: str | Path) -> dict[str, dict[tuple[str, str], 
     """
     where = f"--glue_test_results {path}"
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        data = read_json(path)  # the strict reader: a byte-order mark is read, a column given twice refused
+    except StrictJSONError as err:
+        raise ValueError(f"--glue_test_results {err}") from None
+    except OSError as err:
         raise ValueError(f"{where}: not a readable JSON file ({err}).") from None
     if not isinstance(data, dict):
         raise ValueError(f"{where}: give a JSON object of leaderboard columns, e.g. {EXAMPLE}.")

@@ -4,14 +4,20 @@
 
 Trainer writes a checkpoint file by file; a run killed half-way leaves a folder that looks like a checkpoint but is
 missing its optimizer or trainer state. `GPT1Trainer` therefore writes, after every file of a checkpoint is on disk
-(fsynced), a marker recording each file's size ([`mark_complete`]); a checkpoint counts only with its marker and only
-while its files still have those sizes ([`checkpoint_problem`]). Rotation (`save_total_limit`) deletes old
-checkpoints only once a newer one is complete ([`rotate_checkpoints`]), and a resume falls back past a checkpoint that
-was damaged after it was written ([`last_complete_checkpoint`]).
+(fsynced), a marker recording each file's size and SHA-256 ([`mark_complete`]); a checkpoint counts only with its
+marker and only while its files still have those sizes ([`checkpoint_problem`]). Rotation (`save_total_limit`) deletes
+old checkpoints only once a newer one is complete ([`rotate_checkpoints`]), and a resume falls back past a checkpoint
+that was damaged after it was written ([`resume_checkpoint`]): one whose files no longer have the contents recorded
+at completion (weights half zeros at the same size, say) is named and the one before it is used.
+
+This module owns checkpoint digests: they are taken in [`mark_complete`] (one read of each file, which the write has
+just left in the page cache, in the pass that flushes it to disk) and compared in [`resume_checkpoint`], which every
+command resumes through; the cheap checks (sizes, the weights' header) serve rotation and the messages.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -30,6 +36,7 @@ from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
 from ..data.atomic import write_json_atomic
 from ..data.hub_access import hub_access
+from ..data.strict_files import StrictJSONError, read_json
 from ..modeling_gpt1 import stored_shape
 
 logger = logging.getLogger(__name__)
@@ -42,6 +49,7 @@ __all__ = [
     "checkpoint_problem",
     "check_model_path",
     "complete_checkpoints",
+    "digest_problem",
     "last_complete_checkpoint",
     "load_checkpoint",
     "load_config",
@@ -51,21 +59,35 @@ __all__ = [
 ]
 
 
-def _fsync(path: Path) -> None:
+def _sha256(f: Any) -> str:
+    """The SHA-256 of an open binary file, read in 1 MiB blocks (`hashlib.file_digest` is Python 3.11's)."""
+    digest = hashlib.sha256()
+    while block := f.read(1 << 20):
+        digest.update(block)
+    return digest.hexdigest()
+
+
+def _digest_and_sync(path: Path) -> str:
+    """The SHA-256 of a file just written, read once (from the page cache the write left it in), then flushed to
+    disk through the same descriptor."""
     with open(path, "rb") as f:
+        digest = _sha256(f)
         os.fsync(f.fileno())
+    return digest
 
 
 def mark_complete(folder: str | os.PathLike, global_step: int, elapsed_s: float | None = None) -> None:
-    """Flushes every file of a checkpoint to disk, then records it as complete with each file's size (and the run's
-    time so far, which a resumed run's summary adds to its own)."""
+    """Flushes every file of a checkpoint to disk, then records it as complete with each file's size and SHA-256
+    (and the run's time so far, which a resumed run's summary adds to its own)."""
     folder = Path(folder)
-    files = {}
+    files, digests = {}, {}
     for path in sorted(folder.rglob("*")):
         if path.is_file() and path.name != COMPLETE_MARKER:
-            _fsync(path)
-            files[path.relative_to(folder).as_posix()] = path.stat().st_size
-    record = {"global_step": global_step, "files": files}
+            name = path.relative_to(folder).as_posix()
+            digests[name] = _digest_and_sync(path)
+            files[name] = path.stat().st_size
+    # `files` keeps its meaning (sizes) for readers of earlier markers; the digests are beside it
+    record = {"global_step": global_step, "files": files, "sha256": digests}
     if elapsed_s is not None:
         record["elapsed_s"] = round(elapsed_s, 3)
     write_json_atomic(folder / COMPLETE_MARKER, record)
@@ -81,7 +103,8 @@ def checkpoint_elapsed(folder: str | os.PathLike) -> float:
 
 def checkpoint_problem(folder: str | os.PathLike) -> str | None:
     """Why `folder` is not a usable complete checkpoint (no marker, a missing or resized file, a weights file whose
-    header does not parse), or None when it is one."""
+    header does not parse), or None when it is one. Cheap: the contents are compared with their digests only when a
+    resume reads them ([`digest_problem`])."""
     folder = Path(folder)
     marker = folder / COMPLETE_MARKER
     if not marker.is_file():
@@ -105,6 +128,29 @@ def checkpoint_problem(folder: str | os.PathLike) -> str | None:
             json.loads(state.read_text(encoding="utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError) as err:
             return f"{state.name} is not valid JSON ({err})"
+    return None
+
+
+def digest_problem(folder: str | os.PathLike) -> str | None:
+    """The first file of `folder` whose content is not what was written (its SHA-256 differs from the one its
+    completion marker recorded), or None. A marker written before digests were recorded has none to compare."""
+    folder = Path(folder)
+    try:
+        digests = json.loads((folder / COMPLETE_MARKER).read_text(encoding="utf-8")).get("sha256") or {}
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError, AttributeError):
+        return f"its completion marker {COMPLETE_MARKER} is damaged"
+    for name, recorded in sorted(digests.items()):
+        path = folder / name
+        try:
+            with open(path, "rb") as f:
+                digest = _sha256(f)
+        except OSError:
+            return f"{name} is missing"
+        if digest != recorded:
+            return (
+                f"{name} is not the file written there (its SHA-256 differs from the one recorded when the "
+                "checkpoint was completed: damaged or overwritten since)"
+            )
     return None
 
 
@@ -147,11 +193,14 @@ def last_complete_checkpoint(output_dir: str | os.PathLike) -> str | None:
 
 
 def _usable_checkpoint(output_dir: str | os.PathLike, load_states: bool = False) -> tuple[str | None, list[str]]:
-    """The newest usable checkpoint (or None) and, for each newer one skipped, why. With `load_states`, its optimizer,
-    scheduler and RNG states must also load as tensors only (what a resume reads)."""
+    """The newest usable checkpoint (or None) and, for each newer one skipped, why. With `load_states` (what a resume
+    reads), its optimizer, scheduler and RNG states must also load as tensors only, and every file must still have
+    the digest recorded when it was completed."""
     skipped = []
     for _, path in reversed(_checkpoint_folders(output_dir)):
-        problem = checkpoint_problem(path) or (_state_problem(path) if load_states else None)
+        problem = checkpoint_problem(path)
+        if problem is None and load_states:
+            problem = _state_problem(path) or digest_problem(path)
         if problem is None:
             return str(path), skipped
         logger.warning("Not resuming from %s: %s. Trying the checkpoint before it.", path, problem)
@@ -174,7 +223,8 @@ def _state_problem(folder: Path) -> str | None:
 
 def resume_checkpoint(args: Any) -> str | None:
     """The checkpoint `--resume` continues from (None: no resume, or no complete checkpoint yet), said on the main
-    process with every newer checkpoint it did not use and why (its states would not all have loaded)."""
+    process with every newer checkpoint it did not use and why (a file changed since it was completed, or its states
+    would not all have loaded). Every command resumes through it (pre-training and fine-tuning)."""
     if not args.resume:
         return None
     checkpoint, skipped = _usable_checkpoint(args.output_dir, load_states=True)
@@ -301,10 +351,10 @@ def load_checkpoint(
     if folder.is_dir():
         if not (folder / "config.json").is_file():
             raise FileNotFoundError(f"{folder} has no config.json: it is not a saved model folder.")
-        try:
-            saved = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise ValueError(f"{folder / 'config.json'} is not valid JSON ({err}); re-save the model.") from None
+        try:  # a config.json edited by hand: one meaning (a key given twice is refused, not the last one kept)
+            saved = read_json(folder / "config.json")
+        except StrictJSONError as err:
+            raise ValueError(f"{folder / 'config.json'}: {err.reason}; correct it or re-save the model.") from None
         if not isinstance(saved, dict):
             raise ValueError(f"{folder / 'config.json'} holds no JSON object; re-save the model.")
         _check_shapes(model_class, folder)

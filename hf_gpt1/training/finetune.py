@@ -260,8 +260,12 @@ def execute_finetuning(plan: FinetunePlan, notes: Sequence[str] = ()) -> dict[st
 
         # validation metrics of the model in hand (logged when it was evaluated during training), test predictions
         results: dict[str, Any] = {"task": spec.name, "data_sha256": plan.data_sha256}
-        # how much of each evaluated split was scored (--max_eval_samples): a card claims a subset as one
-        results["evaluated_rows"] = {s: {"rows": processed[s].num_rows, "of": raw[s].num_rows} for s in eval_names}
+        # which rows of each evaluated split were scored: the labelled ones (`rows`) of its first `selected` (what
+        # --max_eval_samples chose) of `of`; the card names the rows scored from these (hf_gpt1.tools.hub)
+        results["evaluated_rows"] = {
+            s: {"rows": processed[s].num_rows, "of": raw[s].num_rows, "selected": selected_rows(data_args, raw[s], s)}
+            for s in eval_names
+        }
         lines = []
         best = trainer.state.best_model_checkpoint if args.load_best_model_at_end else None
         if best is not None:
@@ -641,15 +645,21 @@ def _evaluation_plan(args: GPT1TrainingArguments, spec: TaskSpec, eval_names: li
 # ------------------------------------------------------------------------------------------------- data
 
 
+def selected_rows(data_args: DataArguments, rows, split: str = "validation") -> int:
+    """How many of a split's first rows the run takes (`--max_train_samples` / `--max_eval_samples`; a test split:
+    every row), before the rows without a gold label are dropped."""
+    limit = data_args.max_train_samples if split == "train" else data_args.max_eval_samples
+    return rows.num_rows if limit is None or split.startswith("test") else min(limit, rows.num_rows)
+
+
 def tokenize_split(
     spec: TaskSpec, data_args: DataArguments, split: str, rows, tokenizer, max_length: int, segment_cap: int | None
 ) -> tuple[datasets.Dataset, Any, int, int]:
     """One split as a run uses it: its first `--max_*_samples` rows tokenized once (`prepare_dataset`, rows without a
     gold label dropped but in test splits). Returns the dataset, its collator, how many rows were dropped and how many
     the collator will truncate."""
-    limit = data_args.max_train_samples if split == "train" else data_args.max_eval_samples
-    if limit is not None and not split.startswith("test"):
-        rows = rows.select(range(min(limit, rows.num_rows)))
+    if (selected := selected_rows(data_args, rows, split)) < rows.num_rows:
+        rows = rows.select(range(selected))
     dataset, collator = prepare_dataset(
         rows,
         tokenizer,

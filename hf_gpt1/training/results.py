@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from transformers.trainer_utils import TrainOutput
 
-from ..data.atomic import atomic_save, write_json_atomic
+from ..data.atomic import WRITE_FAILURES, atomic_save, write_failure, write_json_atomic
 from ..data.metrics import scores_and_baselines
 from .arguments import RecipeTrainingArguments
 from .callbacks import format_duration
@@ -114,8 +114,8 @@ def save_results(
         if train_result is None:  # a training run saved its tokenizer with the model
             with atomic_save(args.output_dir) as staging:
                 trainer.processing_class.save_pretrained(staging)
-        write_json_atomic(Path(args.output_dir) / RESULTS_FILE, results)
-        curves = write_curves(trainer.state.log_history, Path(args.output_dir) / CURVES_FILE, title)
+        write_json_atomic(Path(args.output_dir) / RESULTS_FILE, results)  # the result: from here the run is complete
+        curves, not_drawn = _draw_curves(trainer.state.log_history, Path(args.output_dir) / CURVES_FILE, title)
         session = time.time() - started
         earlier = trainer.earlier_training_s
         took = format_duration(session + earlier)
@@ -129,7 +129,27 @@ def save_results(
         print(f"  results: {Path(args.output_dir) / RESULTS_FILE}", flush=True)
         if curves is not None:
             print(f"  learning curves: {curves}", flush=True)
+        if not_drawn is not None:
+            print(
+                f"  warning: the learning curves were not drawn ({Path(args.output_dir) / CURVES_FILE}: {not_drawn}); "
+                f"the run is complete, its results are in {Path(args.output_dir) / RESULTS_FILE}",
+                flush=True,
+            )
     return results
+
+
+def _draw_curves(log_history: list[dict[str, Any]], path: Path, title: str) -> tuple[Path | None, str | None]:
+    """The learning curves drawn at `path` ([`write_curves`]), or why they were not. A figure is not a result: it is
+    drawn after `all_results.json` is complete, and any failure to draw or write it (a full disk, a read-only one,
+    matplotlib's own) is a warning, never a failed run that `--resume` would train again."""
+    try:
+        return write_curves(log_history, path, title), None
+    except Exception as err:  # noqa: BLE001 - whatever the drawing or the writing raised, the results stand
+        failure = write_failure(err, path)
+        if failure is not None:
+            return None, WRITE_FAILURES[failure.errno]
+        first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+        return None, first or type(err).__name__
 
 
 def _hyperparameters(args: RecipeTrainingArguments) -> dict[str, Any]:

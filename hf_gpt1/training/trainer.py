@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: Apache-2.0
 """The GPT-1 `Trainer`: plain transformers `Trainer` + Accelerate (multi-GPU, multi-node, FSDP and DeepSpeed come from
 `accelerate launch --config_file recipes/configs/accelerate/<...>.yaml`), with what GPT-1 and a long run need added
-through public `Trainer` methods and callbacks only ([`TRAINER_OVERRIDES`] lists them; a test pins each one to the
-installed transformers).
+through `Trainer` methods and callbacks ([`TRAINER_OVERRIDES`] lists them; a test pins each one to the installed
+transformers). Two are private, as TRL's trainers override `_save_checkpoint`: where Trainer rotates checkpoints
+([`ROTATION_OVERRIDES`]); nothing in `transformers.trainer` is replaced, so every other Trainer of the process keeps
+its own behaviour.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import errno
 import inspect
 import math
@@ -17,14 +20,12 @@ import time
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import datasets
 import torch
 from accelerate.utils import AutocastKwargs
 from torch.utils.data import DataLoader, SequentialSampler
 from transformers import Trainer
-from transformers import trainer as transformers_trainer
 from transformers.trainer_utils import has_length
 
 from ..data.atomic import atomic_save, write_failure
@@ -33,7 +34,14 @@ from .callbacks import CheckpointCompletion, GracefulStop, SpeedMeter
 from .checkpoints import COMPLETE_MARKER, checkpoint_elapsed, last_complete_checkpoint
 from .precision import master_weight_optimizer
 
-__all__ = ["TRAINER_OVERRIDES", "GPT1Trainer", "PretrainTrainer", "TrainingError", "TrainingInterrupted"]
+__all__ = [
+    "ROTATION_OVERRIDES",
+    "TRAINER_OVERRIDES",
+    "GPT1Trainer",
+    "PretrainTrainer",
+    "TrainingError",
+    "TrainingInterrupted",
+]
 
 TRAINER_OVERRIDES = {
     "train": "a checkpoint that cannot be written (full or read-only disk) stops the run with one line naming the "
@@ -50,34 +58,18 @@ TRAINER_OVERRIDES = {
     "evaluation_loop": "adds the head's own L2 (`clf_loss`, as training logs it) to every evaluation; "
     "(PretrainTrainer) adds perplexity",
 }
-"""Every `Trainer` method hf_gpt1 overrides, with why; all public. `tests/training/test_trainer.py` checks their
+"""Every public `Trainer` method hf_gpt1 overrides, with why. `tests/training/test_trainer.py` checks their
 signatures against the installed transformers, so a release that changes one fails loudly, naming its version."""
 
-
-@contextlib.contextmanager
-def _rotation_after_completion() -> Iterator[None]:
-    """Withholds Trainer's own checkpoint deletions while training. Its rotation runs at the end of
-    `Trainer._save_checkpoint`, before `CheckpointCompletion` marks the new checkpoint complete, so a kill in between
-    could leave no complete checkpoint; `CheckpointCompletion` applies the same `save_total_limit` after the marker.
-    At the end of training, under `save_total_limit == 1`, Trainer deletes every checkpoint but the best, the newest
-    included, although the run (its evaluation and predictions) has not finished: the newest complete checkpoint is
-    what `--resume` continues from, so both stay. The one reach into transformers' internals
-    (`transformers.trainer.rotate_checkpoints` and `sort_checkpoints`): tests/training/test_trainer.py pins both."""
-    rotate, listed = transformers_trainer.rotate_checkpoints, transformers_trainer.sort_checkpoints
-    transformers_trainer.rotate_checkpoints = _no_rotation
-    transformers_trainer.sort_checkpoints = _no_checkpoints
-    try:
-        yield
-    finally:
-        transformers_trainer.rotate_checkpoints, transformers_trainer.sort_checkpoints = rotate, listed
-
-
-def _no_rotation(*args: Any, **kwargs: Any) -> None:
-    return None
-
-
-def _no_checkpoints(*args: Any, **kwargs: Any) -> list[str]:
-    return []
+ROTATION_OVERRIDES = {
+    "_save_checkpoint": "Trainer rotates (save_total_limit) at the end of its checkpoint save, before "
+    "CheckpointCompletion marks the new checkpoint complete: withheld, and applied after the marker instead",
+    "_finalize_training": "at the end of training, under save_total_limit 1, Trainer deletes every checkpoint but the "
+    "best, the newest complete one included, although the run has not finished: withheld",
+}
+"""The private `Trainer` methods hf_gpt1 overrides, with why: where Trainer rotates checkpoints, as TRL's trainers
+override `_save_checkpoint`. The test that pins the public ones also pins these, their signatures and the lines of
+transformers' source they change."""
 
 
 class GPT1Trainer(Trainer):
@@ -126,8 +118,7 @@ class GPT1Trainer(Trainer):
             self.earlier_training_s = checkpoint_elapsed(resumed)
             self.completion.started = time.time() - self.earlier_training_s
         try:
-            with _rotation_after_completion():
-                result = super().train(*args, **kwargs)
+            result = super().train(*args, **kwargs)
         except TrainingError:
             raise
         except Exception as err:  # any writer's failure (Python's, torch's, safetensors' own error type) mid-save
@@ -143,6 +134,33 @@ class GPT1Trainer(Trainer):
                 self.stop.received,
             )
         return result
+
+    def _save_checkpoint(self, model, trial) -> None:
+        with self._trainer_rotation_withheld():  # CheckpointCompletion rotates, once the marker is written
+            super()._save_checkpoint(model, trial)
+
+    def _finalize_training(self, trial, num_train_samples, start_time):
+        # only save_total_limit 1 deletes here; the newest complete checkpoint is what --resume continues from
+        with self._trainer_rotation_withheld(only_limit=1):
+            return super()._finalize_training(trial, num_train_samples, start_time)
+
+    @contextlib.contextmanager
+    def _trainer_rotation_withheld(self, only_limit: int | None = None) -> Iterator[None]:
+        """Inside the block, this Trainer's own code reads `save_total_limit` as None, so it rotates nothing:
+        `self.args` is a shallow copy that says so. The caller's arguments object is never changed (to_dict(),
+        `training_args.bin` and any other Trainer sharing it keep the limit as given), and nothing outside this
+        instance is touched. `only_limit`: withhold only under that limit."""
+        args = self.args
+        limit = args.save_total_limit
+        if not limit or (only_limit is not None and limit != only_limit):
+            yield
+            return
+        self.args = copy.copy(args)
+        self.args.save_total_limit = None
+        try:
+            yield
+        finally:
+            self.args = args
 
     def training_step(self, model, inputs, *args, **kwargs):
         self.speed.count(inputs)

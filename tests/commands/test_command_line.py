@@ -328,8 +328,8 @@ def test_the_continue_command_continues_the_run_however_overwrite_was_spelt(give
     delete the run, in any spelling the parser takes (issue 50: `--overwrite_output_dir=true` stayed in it)."""
     import shlex
 
-    from hf_gpt1.process_control import resume_command
     from hf_gpt1.commands.glue import ARGUMENTS
+    from hf_gpt1.process_control import resume_command
     from hf_gpt1.training.parse import given_arguments
 
     monkeypatch.setattr("sys.argv", ["hf-gpt1", "glue", "--task", "rte", *given, "--output_dir", "out"])

@@ -261,11 +261,11 @@ def test_the_model_index_claims_a_subset_of_a_split_only_as_that_subset(runs, tm
     shutil.copytree(runs / "stsb", run_dir)
     results = json.loads((run_dir / "all_results.json").read_text())
     (run_dir / "all_results.json").write_text(
-        json.dumps({**results, "evaluated_rows": {"validation": {"rows": 8, "of": 40}}})
+        json.dumps({**results, "evaluated_rows": {"validation": {"rows": 8, "of": 40, "selected": 8}}})
     )
     (entry,) = card_facts(run_dir, "me/gpt1-stsb")["card_data"].eval_results
-    assert entry.dataset_split == "validation[:8]" and "the first 8 of 40 rows" in entry.dataset_name
-    whole = {**results, "evaluated_rows": {"validation": {"rows": 40, "of": 40}}}
+    assert entry.dataset_split == "validation[:8]" and "the first 8 of 40 rows," in entry.dataset_name
+    whole = {**results, "evaluated_rows": {"validation": {"rows": 40, "of": 40, "selected": 40}}}
     (run_dir / "all_results.json").write_text(json.dumps(whole))
     (entry,) = card_facts(run_dir, "me/gpt1-stsb")["card_data"].eval_results
     assert entry.dataset_split == "validation" and "rows" not in entry.dataset_name
@@ -275,6 +275,40 @@ def test_the_model_index_claims_a_subset_of_a_split_only_as_that_subset(runs, tm
     (run_dir / RUN_FILE).write_text(json.dumps({**run, "data": {**run["data"], "max_eval_samples": 16}}))
     (entry,) = card_facts(run_dir, "me/gpt1-stsb")["card_data"].eval_results
     assert entry.dataset_split == "validation[:16]" and "at most the first 16 rows" in entry.dataset_name
+    # counted before the choice was recorded: the choice is the run's --max_eval_samples
+    (run_dir / "all_results.json").write_text(
+        json.dumps({**results, "evaluated_rows": {"validation": {"rows": 15, "of": 40}}})
+    )
+    (entry,) = card_facts(run_dir, "me/gpt1-stsb")["card_data"].eval_results
+    assert entry.dataset_split == "validation[:16]", entry
+    assert "the first 16 of 40 rows, of which the 15 labelled ones were scored" in entry.dataset_name
+
+
+@pytest.mark.parametrize("limit", [None, 5])
+def test_the_model_index_describes_the_rows_scored_when_a_split_has_an_unlabelled_row(
+    limit, tiny, rte_files, tmp_path
+):
+    """A 6-row validation split whose third row has no label: 5 rows are scored. Without a limit that is every
+    labelled row of the split, not `validation[:5]` (which would hold the unlabelled row and leave a labelled one
+    out); with `--max_eval_samples 5`, the first 5 rows as chosen, of which 4 are labelled."""
+    from hf_gpt1.commands.glue import main as glue_main
+    from tests.utils import glue_argv
+
+    train, dev = rte_files
+    lines = dev.read_text().splitlines(keepends=True)[:7]
+    lines[3] = lines[3].rsplit(",", 1)[0] + ",\n"  # no gold label
+    dev.write_text("".join(lines))
+    out = tmp_path / "run"
+    extra = ("--max_steps", "1", "--save_strategy", "no", "--do_predict", "false")
+    extra += ("--max_eval_samples", str(limit)) if limit else ()
+    glue_main(glue_argv(tiny, train, dev, out, extra=extra))
+    (entry,) = card_facts(out, "me/gpt1-rte")["card_data"].eval_results
+    if limit is None:
+        assert entry.dataset_split == "validation", entry
+        assert "every labelled row: 5 of its 6 rows" in entry.dataset_name, entry.dataset_name
+    else:
+        assert entry.dataset_split == "validation[:5]", entry
+        assert "the first 5 of 6 rows, of which the 4 labelled ones were scored" in entry.dataset_name, entry
 
 
 def test_the_model_index_names_a_hub_dataset_only_when_the_run_read_it(runs, tmp_path):

@@ -1,15 +1,18 @@
 # Copyright 2026 The hf_gpt1 authors.
 # SPDX-License-Identifier: Apache-2.0
-"""Checkpoints that are never lost (hf_gpt1.training.checkpoints): completion markers with file sizes, verified resumes
-that fall back past damaged checkpoints, and rotation that never deletes the last complete checkpoint."""
+"""Checkpoints that are never lost (hf_gpt1.training.checkpoints): completion markers with file sizes and digests,
+verified resumes that fall back past damaged checkpoints, and rotation that never deletes the last complete
+checkpoint."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -22,9 +25,13 @@ from hf_gpt1.training.checkpoints import (
     checkpoint_problem,
     last_complete_checkpoint,
     mark_complete,
+    resume_checkpoint,
     rotate_checkpoints,
 )
 from tests.utils import (
+    COMMON,
+    TINY_LM,
+    glue_argv,
     run_cli,
 )
 
@@ -34,7 +41,7 @@ def checkpoint(root: Path, step: int, complete: bool = True) -> Path:
     folder = root / f"checkpoint-{step}"
     folder.mkdir(parents=True)
     save_file({"w": torch.full((4, 4), float(step))}, folder / "model.safetensors")
-    (folder / "optimizer.pt").write_bytes(b"o" * 64)
+    torch.save({"state": {}, "param_groups": []}, folder / "optimizer.pt")
     (folder / "trainer_state.json").write_text(json.dumps({"global_step": step}))
     if complete:
         mark_complete(folder, step)
@@ -48,8 +55,42 @@ def test_marker_records_every_file_and_its_size(tmp_path):
     assert marker["files"] == {
         name: (folder / name).stat().st_size for name in ("model.safetensors", "optimizer.pt", "trainer_state.json")
     }
+    assert marker["sha256"] == {
+        name: hashlib.sha256((folder / name).read_bytes()).hexdigest() for name in marker["files"]
+    }
     assert checkpoint_problem(folder) is None
     assert not list(folder.glob(".*.tmp"))  # written through a temporary file and a rename
+
+
+def zero_half_of_the_weights(path: Path) -> None:
+    """Zeros the second half of a safetensors file's tensor bytes: the same size and a valid header, so it loads."""
+    data = path.read_bytes()
+    start = 8 + int.from_bytes(data[:8], "little")  # after the header
+    middle = start + (len(data) - start) // 2
+    path.write_bytes(data[:middle] + bytes(len(data) - middle))
+
+
+def test_a_checkpoint_changed_at_the_same_size_is_named_and_resume_uses_the_one_before(tmp_path, capsys):
+    """Weights half zeros, every size and header as written: only the digests recorded at completion tell."""
+    checkpoint(tmp_path, 4)
+    newest = checkpoint(tmp_path, 8)
+    zero_half_of_the_weights(newest / "model.safetensors")
+    assert checkpoint_problem(newest) is None  # the cheap checks (sizes, header) pass
+    args = SimpleNamespace(resume=True, output_dir=str(tmp_path), process_index=0)
+    assert resume_checkpoint(args) == str(tmp_path / "checkpoint-4")
+    out = capsys.readouterr().out
+    assert (
+        out.count("warning:") == 1
+        and (
+            "warning: checkpoint-8 was not used: model.safetensors is not the file written there (its SHA-256 differs "
+            "from the one recorded when the checkpoint was completed: damaged or overwritten since)"
+        )
+        in out
+    ), out
+    # a checkpoint completed before digests were recorded is checked by its sizes and states, as it was
+    marker = json.loads((newest / COMPLETE_MARKER).read_text())
+    write_json_atomic(newest / COMPLETE_MARKER, {key: value for key, value in marker.items() if key != "sha256"})
+    assert resume_checkpoint(args) == str(newest)
 
 
 @pytest.mark.parametrize(
@@ -143,8 +184,6 @@ def test_write_json_atomic(tmp_path):
 
 
 def test_an_invalid_config_json_is_one_line_naming_it(tiny, rte_files, tmp_path, capsys):
-    from tests.utils import glue_argv
-
     broken = tmp_path / "broken"
     shutil.copytree(tiny, broken)
     config = json.loads((broken / "config.json").read_text())
@@ -157,8 +196,6 @@ def test_an_invalid_config_json_is_one_line_naming_it(tiny, rte_files, tmp_path,
 def test_a_transposed_tensor_is_named_with_both_shapes(tiny, rte_files, tmp_path, capsys):
     from safetensors.torch import load_file, save_file
 
-    from tests.utils import glue_argv
-
     broken = tmp_path / "broken"
     shutil.copytree(tiny, broken)
     weights = load_file(broken / "model.safetensors")
@@ -169,12 +206,45 @@ def test_a_transposed_tensor_is_named_with_both_shapes(tiny, rte_files, tmp_path
     assert "tensor transformer.h.0.mlp.c_fc.weight has shape (64, 256)" in error and "(256, 64)" in error, error
 
 
+def resumes_from_the_one_before(folder: Path, resume, capsys) -> None:
+    """Zeros half the weights of `folder`'s newest checkpoint, then `resume()`s: the one before it is used, and the
+    damaged one named."""
+    steps = sorted(int(p.name.split("-")[1]) for p in folder.glob("checkpoint-*"))
+    zero_half_of_the_weights(folder / f"checkpoint-{steps[-1]}" / "model.safetensors")
+    capsys.readouterr()
+    resume()
+    out = capsys.readouterr().out
+    assert f"Resuming from {folder / f'checkpoint-{steps[-2]}'}" in out, out
+    assert f"warning: checkpoint-{steps[-1]} was not used: model.safetensors is not the file written" in out, out
+
+
+def test_a_fine_tuning_resume_uses_the_checkpoint_before_one_whose_weights_changed(tiny, rte_files, tmp_path, capsys):
+    train, dev = rte_files
+    argv = glue_argv(tiny, train, dev, tmp_path / "glue", extra=("--do_predict", "false"))
+    glue_main(argv)
+    resumes_from_the_one_before(tmp_path / "glue", lambda: glue_main([*argv, "--resume"]), capsys)
+
+
+@pytest.mark.slow
+def test_a_pretraining_resume_uses_the_checkpoint_before_one_whose_weights_changed(
+    tiny_lm, wikitext_slice, tmp_path, capsys
+):
+    from hf_gpt1.commands.pretrain import main as pretrain_main
+
+    run = tmp_path / "pretrain"
+    shutil.copytree(tiny_lm, run)  # finished at step 16, with checkpoints at 8 and 16
+    argv = ["--train_files", wikitext_slice["train"], "--validation_files", wikitext_slice["validation"]]
+    argv += ["--output_dir", run, *TINY_LM, "--dropout", "0", "--max_steps", "16"]
+    argv += ["--per_device_train_batch_size", "8", "--warmup_steps", "4", "--eval_steps", "8", "--save_steps", "8"]
+    argv += ["--logging_steps", "4", "--seed", "1", "--resume", *COMMON]
+    resumes_from_the_one_before(run, lambda: pretrain_main([str(a) for a in argv]), capsys)
+
+
 @pytest.mark.parametrize("state", ["rng_state.pth", "optimizer.pt"])
 def test_resume_over_a_foreign_pickle_says_what_it_did_not_load(state, tiny, rte_files, tmp_path, capsys):
     import pickle
 
     from hf_gpt1.commands.glue import main as glue_main
-    from tests.utils import glue_argv
 
     train, dev = rte_files
     out = tmp_path / "run"

@@ -179,6 +179,56 @@ def test_rotation_after_completion(tmp_path):
     assert sorted(p.name for p in (tmp_path / "out").glob("checkpoint-*")) == ["checkpoint-12"]
 
 
+class TrainAnother(TrainerCallback):
+    """At this trainer's first checkpoint, trains `other` to its end, and notes whether transformers' checkpoint
+    rotation is its own at every step: two Trainers interleaved in one process."""
+
+    def __init__(self, other):
+        import transformers.trainer
+        import transformers.trainer_utils
+
+        self.other, self.started = other, False
+        self.module, self.original = transformers.trainer, transformers.trainer_utils
+        self.replaced: list[str] = []
+
+    def on_step_end(self, args, state, control, **kwargs):
+        for name in ("rotate_checkpoints", "sort_checkpoints"):
+            if getattr(self.module, name) is not getattr(self.original, name):
+                self.replaced.append(f"transformers.trainer.{name} at step {state.global_step}")
+
+    def on_save(self, args, state, control, **kwargs):
+        if not self.started:
+            self.started = True
+            self.other.train()
+
+
+@pytest.mark.parametrize("other", ["Trainer", "GPT1Trainer"])
+def test_two_trainers_in_one_process_each_keep_their_own_checkpoints(other, tmp_path):
+    """While a GPT1Trainer trains, nothing in `transformers.trainer` is replaced: another Trainer in the process
+    (transformers' own, or a second GPT1Trainer) lists and rotates its own checkpoints by its own limit."""
+    from transformers import Trainer, TrainingArguments
+
+    first = lm_trainer(tmp_path / "first", n=48, max_steps=12, save_strategy="steps", save_steps=4, save_total_limit=2)
+    second_args = TrainingArguments(
+        output_dir=str(tmp_path / "second"), save_total_limit=1, report_to=[], use_cpu=True, max_steps=8,
+        save_strategy="steps", save_steps=2, per_device_train_batch_size=4, disable_tqdm=True,
+    )  # fmt: skip
+    second = (Trainer if other == "Trainer" else GPT1Trainer)(
+        model=GPT1LMHeadModel(tiny_config()), args=second_args, train_dataset=lm_windows(32),
+        data_collator=default_data_collator,
+    )  # fmt: skip
+    watch = TrainAnother(second)
+    first.add_callback(watch)
+    first.train()
+    assert watch.started and watch.replaced == []
+    assert sorted(p.name for p in (tmp_path / "second").glob("checkpoint-*")) == ["checkpoint-8"]
+    assert sorted(p.name for p in (tmp_path / "first" / "out").glob("checkpoint-*")) == [
+        "checkpoint-12",
+        "checkpoint-8",
+    ]
+    assert first.args.save_total_limit == 2 and second_args.save_total_limit == 1  # as given
+
+
 @pytest.mark.parametrize("limit, kept", [(None, [12, 16, 20]), (0, [4, 8, 12, 16, 20])])
 def test_a_long_run_keeps_three_checkpoints_by_default(limit, kept, tmp_path):
     overrides = {} if limit is None else {"save_total_limit": limit}
@@ -346,13 +396,13 @@ PINNED_SIGNATURES = {
 }
 
 
-def test_every_trainer_override_is_public_listed_and_pinned_to_the_installed_transformers():
+def test_every_trainer_override_is_listed_and_pinned_to_the_installed_transformers():
     import inspect
 
     import transformers
     from transformers import Trainer
 
-    from hf_gpt1.training.trainer import TRAINER_OVERRIDES, PretrainTrainer
+    from hf_gpt1.training.trainer import ROTATION_OVERRIDES, TRAINER_OVERRIDES, PretrainTrainer
 
     overridden = {
         name
@@ -360,8 +410,10 @@ def test_every_trainer_override_is_public_listed_and_pinned_to_the_installed_tra
         for name, value in vars(cls).items()
         if callable(value) and hasattr(Trainer, name) and not name.startswith("__")
     }
-    assert overridden == set(TRAINER_OVERRIDES) == set(PINNED_SIGNATURES)  # each one listed, with its reason
-    assert not [name for name in overridden if name.startswith("_")]  # no private Trainer method is overridden
+    public = {name for name in overridden if not name.startswith("_")}
+    assert public == set(TRAINER_OVERRIDES) == set(PINNED_SIGNATURES)  # each one listed, with its reason
+    # the only private ones are where Trainer rotates checkpoints, pinned by the next test
+    assert overridden - public == set(ROTATION_OVERRIDES)
     for name, expected in PINNED_SIGNATURES.items():
         actual = list(inspect.signature(getattr(Trainer, name)).parameters)
         assert actual == expected, (
@@ -421,28 +473,43 @@ def test_a_plain_save_total_limit_is_applied_after_the_marker(tmp_path):
     assert args.save_total_limit == 1 and trainer.args.save_total_limit == 1
 
 
-def test_trainer_rotates_checkpoints_where_gpt1_trainer_withholds_it():
-    """GPT1Trainer withholds `transformers.trainer.rotate_checkpoints` while training (its rotation runs after the
-    completion marker): this pins that Trainer's checkpoint save still rotates through that name, with the field."""
+def test_the_private_rotation_overrides_are_pinned_to_the_installed_transformers():
+    """GPT1Trainer withholds Trainer's own rotation by overriding the two private methods that rotate
+    (`ROTATION_OVERRIDES`), as TRL's trainers override `_save_checkpoint`; inside them Trainer must still read the
+    limit from `self.args.save_total_limit` (what the override sets to None on its own copy), and nothing else in
+    `transformers.trainer` may rotate or delete checkpoints. A release that changes any of it fails here, naming its
+    version."""
     import transformers
     import transformers.trainer as transformers_trainer
     from transformers import Trainer
 
-    source = inspect.getsource(Trainer._save_checkpoint)
-    assert "rotate_checkpoints(" in source and "save_total_limit=self.args.save_total_limit" in source, (
-        f"transformers {transformers.__version__} changed how Trainer._save_checkpoint rotates checkpoints: re-check "
-        "hf_gpt1.training.trainer._rotation_after_completion against it."
+    from hf_gpt1.training.trainer import ROTATION_OVERRIDES
+
+    recheck = f"transformers {transformers.__version__} changed Trainer.{{}}: re-check GPT1Trainer.{{}} against it."
+    assert set(ROTATION_OVERRIDES) == {"_save_checkpoint", "_finalize_training"}
+    signatures = {
+        "_save_checkpoint": ["self", "model", "trial"],
+        "_finalize_training": ["self", "trial", "num_train_samples", "start_time"],
+    }
+    for name, expected in signatures.items():
+        assert list(inspect.signature(getattr(Trainer, name)).parameters) == expected, recheck.format(name, name)
+        assert name in vars(GPT1Trainer), name
+    save = inspect.getsource(Trainer._save_checkpoint)
+    assert "rotate_checkpoints(" in save and "save_total_limit=self.args.save_total_limit" in save, recheck.format(
+        "_save_checkpoint", "_save_checkpoint"
     )
-    assert callable(transformers_trainer.rotate_checkpoints)
-    # the end of training lists the checkpoints through `sort_checkpoints` only to delete them (save_total_limit 1)
     finalize = inspect.getsource(Trainer._finalize_training)
-    assert "sort_checkpoints(" in finalize and "shutil.rmtree(checkpoint" in finalize, (
-        f"transformers {transformers.__version__} changed how training ends with save_total_limit 1: re-check "
-        "hf_gpt1.training.trainer._rotation_after_completion against it."
+    assert "self.args.save_total_limit == 1" in finalize and "shutil.rmtree(checkpoint" in finalize, recheck.format(
+        "_finalize_training", "_finalize_training"
     )
-    assert [line for line in inspect.getsource(transformers_trainer).splitlines() if "sort_checkpoints(" in line] == [
-        line for line in finalize.splitlines() if "sort_checkpoints(" in line
-    ], "sort_checkpoints has another use in transformers.trainer: withholding it would change that use too"
+    # the only places of transformers.trainer that rotate, list or delete checkpoints are these two
+    module = inspect.getsource(transformers_trainer).splitlines()
+    for call in ("rotate_checkpoints(", "sort_checkpoints(", "shutil.rmtree(checkpoint"):
+        inside = [line for line in (save + finalize).splitlines() if call in line]
+        assert [line for line in module if call in line and not line.lstrip().startswith(("def ", "#"))] == inside, (
+            f"transformers {transformers.__version__} calls {call[:-1]} elsewhere in transformers.trainer: withhold "
+            "it there too (hf_gpt1.training.trainer.ROTATION_OVERRIDES)."
+        )
 
 
 def test_trainer_finds_one_label_column_for_the_language_model():
