@@ -26,6 +26,7 @@ from tests.utils import (
     REPO_ROOT,
     SENTENCES,
     openai_gpt_folder,
+    overridden,
     run_command,
     shared_data,
     story_cloze_csv,
@@ -102,8 +103,8 @@ def test_the_first_run_section_runs(tmp_path):
     assert "'label': 'positive'" in done.stdout  # the class's name, not the GLUE file's value '1'
 
 
-# What the First run's commands get appended in the fast tier (argparse keeps a flag's last value): a few steps and
-# rows, the same models, data and files.
+# What the First run's commands get in the fast tier in place of their own values (`overridden`: an argument given
+# twice is refused): a few steps and rows, the same models, data and files.
 FIRST_RUN_BUDGET = {
     "pretrain": ["--max_steps", "4", "--eval_steps", "2", "--save_steps", "2"],
     "glue": ["--max_train_samples", "64", "--max_eval_samples", "32", "--num_train_epochs", "1"],
@@ -124,7 +125,7 @@ def test_the_first_run_section_runs_on_a_budget(tmp_path, capsys, monkeypatch):
     hf_commands = [shlex.split(line) for line in commands if line.startswith("hf-gpt1 ")]
     assert [argv[1] for argv in hf_commands] == ["pretrain", "glue", "glue"]
     for argv in hf_commands:
-        done = run_command(capsys, *argv[1:], *FIRST_RUN_BUDGET[argv[1]])
+        done = run_command(capsys, *overridden(argv[1:], FIRST_RUN_BUDGET[argv[1]]))
         assert done.code == 0, f"{shlex.join(argv)}\n{done.stderr[-3000:]}"
     assert (tmp_path / "runs" / "first-sst2" / "all_results.json").is_file()
     assert (tmp_path / "runs" / "first-sst2-predict" / "SST-2.tsv").is_file()

@@ -44,6 +44,15 @@ def _packed_corpus(path: Path):
     return [*corpus.documents(), *corpus.documents(corpus.validation)]
 
 
+@pytest.fixture(autouse=True)
+def _registry_copy(monkeypatch):
+    """A task file registers its task: in copies of the registry, so that other tests see the built-in one."""
+    from hf_gpt1.data import tasks
+
+    monkeypatch.setattr(tasks, "TASKS", dict(tasks.TASKS))
+    monkeypatch.setattr(tasks, "_BY_NAME", dict(tasks._BY_NAME))
+
+
 def _task(path: Path):
     from hf_gpt1.data.tasks import task_from_file
 
