@@ -55,7 +55,7 @@ from .arguments import (
 )
 from .checkpoints import check_model_path, load_checkpoint, load_config, model_hub_access, resume_checkpoint
 from .flags import flags_for_inputs, flags_of, in_flags
-from .launch import COMPILE_PAYS_OFF_UPDATES, compiles_finetuning, settle_launch
+from .launch import COMPILE_PAYS_OFF_UPDATES, compiles_finetuning, machine_by_machine, settle_launch
 from .memory import apply_memory_arguments
 from .output_dir import TASK_FILE, check_output_dir, check_planned_inputs, claimed, run_identity
 from .precision import weights_dtype
@@ -203,9 +203,9 @@ def execute_finetuning(plan: FinetunePlan, notes: Sequence[str] = ()) -> dict[st
     tokenizer.model_max_length = max_length
     model.config.segment_cap = segment_cap  # None but for multiple choice (`_check_arguments`)
 
-    # tokenized once (the main process first; the others read its cache)
+    # tokenized once per cache folder (machine 0 first; the others read its cache or fill their own)
     processed = {}
-    with args.main_process_first(desc="tokenization"):
+    with machine_by_machine(args, "tokenization"):
         for split, rows in raw.items():
             processed[split], collator = _tokenize(
                 spec, data_args, split, rows, sources[split], tokenizer, max_length, segment_cap

@@ -9,8 +9,10 @@ No argument is changed after it is built: a run's data-driven decisions go throu
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import torch
@@ -24,6 +26,7 @@ __all__ = [
     "compiles_finetuning",
     "cpu_only",
     "loader_workers_default",
+    "machine_by_machine",
     "on_cuda",
     "quiet_replicas",
     "settle_launch",
@@ -79,6 +82,18 @@ def quiet_replicas(args: TrainingArguments) -> None:
         level = args.get_process_log_level()
         transformers_logging.set_verbosity(level)
         logging.getLogger("hf_gpt1").setLevel(level)
+
+
+@contextlib.contextmanager
+def machine_by_machine(args: TrainingArguments, desc: str) -> Iterator[None]:
+    """Around work that fills the datasets cache (packing, tokenization): machine 0's main process does it first while
+    every other process waits; then each other machine's main process (which finds machine 0's copy where machines
+    share one cache folder, and does the work into its own cache otherwise) while the rest of its machine waits; then
+    the rest, which read their machine's copy. So a shared cache is never filled by several machines at once, and a
+    machine's cache by one process only. One machine: its main process first, as `main_process_first`."""
+    with args.main_process_first(local=False, desc=f"{desc} (machine 0)"):
+        with args.main_process_first(local=True, desc=desc):
+            yield
 
 
 def settle_launch(args: TrainingArguments) -> list[str]:

@@ -248,3 +248,66 @@ def test_argument_problems_of_a_launch_are_said_once(tmp_path):
     proc = _launch(launcher, ["--task", "rte", "--output_dir", str(tmp_path / "out"), "--learning_rat", "1"])
     assert proc.returncode != 0
     assert proc.stderr.count("error: Unknown argument(s) in the command line: --learning_rat") == 1, proc.stderr
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _packed(cache: Path) -> dict[str, dict]:
+    """The packed corpora of one machine's datasets cache: {cache key: its `done` record}."""
+    root = cache / "hf_gpt1" / "packed"
+    return {p.name: json.loads((p / "done").read_text()) for p in root.iterdir() if (p / "done").is_file()}
+
+
+def test_two_machines_match_one_machine_of_two_processes(wikitext, tmp_path):
+    """2 machines × 1 process on the loopback (`--num_machines 2 --machine_rank R --main_process_ip 127.0.0.1`), each
+    with a datasets cache of its own and one shared output folder, from scratch: the BPE is trained once (machine 0)
+    and reaches machine 1, machine 1 packs the corpus only after machine 0 has (where caches are shared it then finds
+    machine 0's copy), and the losses are those of 1 machine × 2 processes with that tokenizer, step by step."""
+    out, port = tmp_path / "run", _free_port()
+    launcher = [
+        "-m", "accelerate.commands.launch", "--multi_gpu", "--num_machines", "2", "--num_processes", "2",
+        "--main_process_ip", "127.0.0.1", "--main_process_port", str(port), "--mixed_precision", "no",
+        "--dynamo_backend", "no",
+    ]  # fmt: skip
+    batch = ["--per_device_train_batch_size", "4", "--per_device_eval_batch_size", "8"]
+    machines = []
+    for rank in (0, 1):
+        env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+        for name in ("LOCAL_RANK", "WORLD_SIZE", "MASTER_PORT", "MASTER_ADDR", "ACCELERATE_USE_FSDP"):
+            env.pop(name, None)
+        env["HF_HOME"] = str(tmp_path / f"machine{rank}")
+        env["HF_DATASETS_CACHE"] = str(tmp_path / f"machine{rank}" / "datasets")
+        cmd = [sys.executable, *launcher, "--machine_rank", str(rank), "recipes/pretrain.py",
+               *pretrain_args(wikitext, out), *batch, *COMMON]  # fmt: skip
+        log = open(tmp_path / f"machine{rank}.log", "w")  # closed below
+        machines.append((subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT), log))
+    for proc, log in machines:
+        try:
+            proc.wait(timeout=300)
+        finally:
+            proc.kill(), log.close()
+    consoles = [(tmp_path / f"machine{rank}.log").read_text() for rank in (0, 1)]
+    assert [proc.returncode for proc, _ in machines] == [0, 0], consoles[0][-3000:] + consoles[1][-3000:]
+    assert "pretrain: 2 processes on cpu" in consoles[0] and "pretrain:" not in consoles[1]  # machine 0 speaks
+    two_machines = json.loads((out / "all_results.json").read_text())
+
+    # the tokenizer was trained once: both machines packed with the same one (the cache key holds its content)
+    caches = [_packed(tmp_path / f"machine{rank}" / "datasets") for rank in (0, 1)]
+    assert sorted(caches[0]) == sorted(caches[1]) and len(caches[0]) == 2  # training and held-out windows
+    for key in caches[0]:  # machine 1 began packing after machine 0 had finished (it waited)
+        assert caches[1][key]["packed"]["started"] >= caches[0][key]["packed"]["finished"], (caches, key)
+
+    out_1 = tmp_path / "one_machine"
+    one_machine = run(
+        "pretrain.py", [*pretrain_args(wikitext, out_1), "--tokenizer_name_or_path", str(out)], processes=2
+    )
+    diff = compare(one_machine, two_machines, PRETRAIN_STEPS)
+    assert losses(one_machine, "eval_loss") == pytest.approx(losses(two_machines, "eval_loss"), abs=LOSS_ATOL)
+    weights = compare_weights(out_1, out)
+    print(f"2 machines × 1 vs 1 × 2: max |loss diff| over {PRETRAIN_STEPS} steps {diff:.2e}, weights {weights:.2e}")
