@@ -210,9 +210,11 @@ def execute_pretraining(plan: PretrainPlan, notes: Sequence[str] = ()) -> dict[s
         processing_class=tokenizer,
     )
     trainer.add_callback(TimeEstimate(trainer.speed, after=TIME_ESTIMATE_AFTER))
+    # a resume's checkpoint, compared with this launch's batching (it may refuse): before the folder is claimed
+    resumed = resume_checkpoint(args, train, unit="windows")
     with claimed(args, identity):
         print_start(trainer, "pretrain", lines, notes)
-        train_result = trainer.train(resume_from_checkpoint=resume_checkpoint(args))
+        train_result = trainer.train(resume_from_checkpoint=resumed)
         trainer.save_model()
 
         # held-out perplexity of the final model (logged when it was evaluated at the last step)

@@ -122,7 +122,7 @@ PRETRAIN_STEPS = 8
 def pretrain_args(wikitext: list[str], out: Path) -> list[str]:
     return [
         *wikitext, *TINY, "--dropout", "0", "--max_steps", str(PRETRAIN_STEPS), "--warmup_steps", "2",
-        "--learning_rate", "1e-3", "--eval_steps", "4", "--save_steps", "8", "--output_dir", str(out),
+        "--learning_rate", "1e-3", "--eval_steps", "4", "--save_steps", "4", "--output_dir", str(out),
         "--max_eval_windows", "32",  # a multiple of the global eval batch (2 × 8): see the module docstring
     ]  # fmt: skip
 
@@ -134,12 +134,20 @@ def pretrain_two_processes(tmp_path_factory, wikitext) -> tuple[Path, dict]:
     return out, run("pretrain.py", pretrain_args(wikitext, out), processes=2)
 
 
-def test_pretrain_two_processes_match_one(pretrain_two_processes, wikitext, tmp_path):
+@pytest.fixture(scope="module")
+def pretrain_one_process(tmp_path_factory, wikitext, pretrain_two_processes) -> tuple[Path, dict, list[str]]:
+    """One process with the 2-process run's BPE (BPE training is not reproducible across processes); its arguments."""
+    out_2, _ = pretrain_two_processes
+    out_1 = tmp_path_factory.mktemp("pt1") / "run"
+    args = [*pretrain_args(wikitext, out_1), "--tokenizer_name_or_path", str(out_2)]
+    return out_1, run("pretrain.py", args, processes=1), args
+
+
+def test_pretrain_two_processes_match_one(pretrain_two_processes, pretrain_one_process):
     out_2, two = pretrain_two_processes
-    # One process with the 2-process run's BPE (BPE training is not reproducible across processes). Had rank 1 used a
-    # BPE of its own, half of every 2-process batch would be tokenized differently and the curves would differ.
-    out_1 = tmp_path / "run"
-    one = run("pretrain.py", [*pretrain_args(wikitext, out_1), "--tokenizer_name_or_path", str(out_2)], processes=1)
+    # Had rank 1 used a BPE of its own, half of every 2-process batch would be tokenized differently and the curves
+    # would differ.
+    out_1, one, _ = pretrain_one_process
     assert (out_1 / "tokenizer.json").read_text() == (out_2 / "tokenizer.json").read_text()
     diff = compare(one, two, PRETRAIN_STEPS)
     evals_1, evals_2 = losses(one, "eval_loss"), losses(two, "eval_loss")
@@ -311,3 +319,71 @@ def test_two_machines_match_one_machine_of_two_processes(wikitext, tmp_path):
     assert losses(one_machine, "eval_loss") == pytest.approx(losses(two_machines, "eval_loss"), abs=LOSS_ATOL)
     weights = compare_weights(out_1, out)
     print(f"2 machines × 1 vs 1 × 2: max |loss diff| over {PRETRAIN_STEPS} steps {diff:.2e}, weights {weights:.2e}")
+
+
+def _stopped_at_4(out: Path, tmp_path: Path) -> Path:
+    """A copy of a finished 8-update run as it stood at checkpoint-4 (a run stopped there)."""
+    import shutil
+
+    copy = tmp_path / "stopped"
+    shutil.copytree(out, copy)
+    shutil.rmtree(copy / f"checkpoint-{PRETRAIN_STEPS}")
+    return copy
+
+
+def _compare_after(resumed: dict, unbroken: dict, step: int) -> None:
+    """The losses logged after `step` (this session's) agree with the unbroken run's, step by step."""
+    after, expected = ({s: v for s, v in losses(r).items() if s > step} for r in (resumed, unbroken))
+    assert sorted(after) == list(range(step + 1, PRETRAIN_STEPS + 1))
+    assert all(abs(after[s] - expected[s]) <= LOSS_ATOL for s in after), (after, expected)
+
+
+def test_a_two_process_checkpoint_resumes_exactly_on_one_process(pretrain_two_processes, wikitext, tmp_path):
+    """Checkpointed by 2 processes × 4, resumed by 1 × 8 (the same global batch): the same windows in each update."""
+    out_2, two = pretrain_two_processes
+    stopped = _stopped_at_4(out_2, tmp_path)
+    resumed = run("pretrain.py", [*pretrain_args(wikitext, stopped), "--resume"], processes=1)
+    console = stopped.with_suffix(".log").read_text()
+    assert (
+        "note: checkpoint-4 was trained with 2 processes × 4 per device × 1 accumulation = a global batch of 8; this "
+        "launch has 1 process × 8 per device × 1 accumulation, the same global batch: the data position is exact"
+        in console
+    ), console[-3000:]
+    assert "note: the checkpoint holds the random states of 2 process(es): dropout draws other masks" in console
+    _compare_after(resumed, two, 4)
+
+
+def test_a_one_process_checkpoint_resumes_exactly_on_two_processes(pretrain_one_process, tmp_path):
+    out_1, one, args = pretrain_one_process
+    stopped = _stopped_at_4(out_1, tmp_path)
+    args = [*args[: args.index("--output_dir") + 1], str(stopped), *args[args.index("--output_dir") + 2 :]]
+    resumed = run("pretrain.py", [*args, "--resume"], processes=2)
+    console = stopped.with_suffix(".log").read_text()
+    assert "this launch has 2 processes × 4 per device × 1 accumulation, the same global batch" in console
+    _compare_after(resumed, one, 4)
+
+
+def test_a_two_process_checkpoint_resumed_at_another_global_batch_is_refused(
+    pretrain_two_processes, wikitext, tmp_path
+):
+    """1 process × 4 where 2 × 4 trained: refused, naming the flags that give 1 process the global batch of 8."""
+    out_2, _ = pretrain_two_processes
+    stopped = _stopped_at_4(out_2, tmp_path)
+    before = {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in stopped.rglob("*")}
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    env.pop("LOCAL_RANK", None), env.pop("WORLD_SIZE", None)
+    args = [*pretrain_args(wikitext, stopped), "--resume", "--per_device_train_batch_size", "4", *COMMON]
+    proc = subprocess.run(
+        [sys.executable, "recipes/pretrain.py", *args], cwd=REPO_ROOT, env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert errors[0].startswith(
+        "error: --resume: checkpoint-4 was trained with 2 processes × 4 per device × 1 accumulation = a global batch "
+        "of 8; this launch has 1 process × 4 per device × 1 accumulation = 4"
+    ), errors
+    assert errors[0].endswith(
+        "Pass --per_device_train_batch_size 4 --gradient_accumulation_steps 2 to resume with the global batch of 8."
+    ), errors
+    assert {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in stopped.rglob("*")} == before
