@@ -101,11 +101,17 @@ def settle_launch(args: TrainingArguments) -> list[str]:
     the start screen prints: what the launch does that differs from what it asked for.
 
     * Under several processes only the main one logs warnings (`--log_level_replica`, "error" by default).
+    * Without an accelerator, DeepSpeed (if installed) is told the CPU is its device (`DS_ACCELERATOR=cpu`) instead of
+      warning on every process that it found none.
     * Accelerate shards with FSDP on accelerators only: on the CPU it trains an FSDP launch as DDP (gloo). Loading
       follows (`ACCELERATE_USE_FSDP=false`), or transformers would load the weights for FSDP's rank-0 broadcast (meta
       tensors on the other ranks, which DDP cannot move).
     """
     quiet_replicas(args)
+    if cpu_only():
+        # DeepSpeed, where installed, is imported by every Trainer, and on a machine without an accelerator it warns
+        # on each process that it "was unable to detect" one: told so, it does not.
+        os.environ.setdefault("DS_ACCELERATOR", "cpu")
     notes = []
     # `accelerate launch` sets MASTER_PORT when asked for several processes, and WORLD_SIZE when it started them.
     if args.world_size == 1 and "MASTER_PORT" in os.environ and "WORLD_SIZE" not in os.environ:
