@@ -26,6 +26,7 @@ import os
 import queue
 import shutil
 import signal
+import socket
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -370,7 +371,10 @@ def pack_corpus(shards: Sequence[Shard], tokenizer, window: int, num_workers: in
     folder = root / _cache_key(shards, tokenizer_json, window)
     if not (folder / "done").is_file():
         workers = num_workers or default_workers(shards)
-        building = root / f"{folder.name}.building-{os.getpid()}"
+        # named by host and process: machines sharing one cache folder may run processes of the same id
+        host = socket.gethostname()
+        building = root / f"{folder.name}.building-{host}-{os.getpid()}"
+        started = time.time()
         shutil.rmtree(building, ignore_errors=True)
         building.mkdir(parents=True)
         # one file per shard, numbered so that the files concatenate in corpus order
@@ -378,7 +382,9 @@ def pack_corpus(shards: Sequence[Shard], tokenizer, window: int, num_workers: in
                 for n, shard in enumerate(shards)]  # fmt: skip
         try:
             counts = [_pack_shard(job) for job in jobs] if workers == 1 else _pack_in_workers(jobs, workers)
-            (building / "done").write_text(json.dumps({"windows": counts}))
+            # who packed it, and when (machines that share the cache pack one after the other: `machine_by_machine`)
+            packed = {"host": host, "pid": os.getpid(), "started": started, "finished": time.time()}
+            (building / "done").write_text(json.dumps({"windows": counts, "packed": packed}))
             building.rename(folder)
         except OSError:
             if not (folder / "done").is_file():

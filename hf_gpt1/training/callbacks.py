@@ -19,7 +19,7 @@ from transformers import TrainerCallback
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
 from ..process_control import install_stop_handler, launcher_lost, restore_handlers
-from .checkpoints import mark_complete, rotate_checkpoints
+from .checkpoints import batch_of, mark_complete, rotate_checkpoints
 
 __all__ = ["CheckpointCompletion", "GracefulStop", "SpeedMeter", "StepClock"]
 
@@ -182,7 +182,7 @@ class CheckpointCompletion(TrainerCallback):
         folder = Path(args.output_dir) / f"{PREFIX_CHECKPOINT_DIR}-{state.global_step}"
         PartialState().wait_for_everyone()
         if args.should_save:
-            mark_complete(folder, state.global_step, elapsed_s=time.time() - self.started)
+            mark_complete(folder, state.global_step, elapsed_s=time.time() - self.started, batch=batch_of(args))
             # 0 or None keeps every checkpoint
             rotate_checkpoints(folder.parent, args.save_total_limit or None, keep=state.best_model_checkpoint)
 

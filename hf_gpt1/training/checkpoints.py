@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import os
 import pickle
 import re
@@ -45,6 +46,7 @@ COMPLETE_MARKER = "checkpoint_complete.json"
 
 __all__ = [
     "COMPLETE_MARKER",
+    "batch_of",
     "checkpoint_elapsed",
     "checkpoint_problem",
     "check_model_path",
@@ -76,9 +78,26 @@ def _digest_and_sync(path: Path) -> str:
     return digest
 
 
-def mark_complete(folder: str | os.PathLike, global_step: int, elapsed_s: float | None = None) -> None:
-    """Flushes every file of a checkpoint to disk, then records it as complete with each file's size and SHA-256
-    (and the run's time so far, which a resumed run's summary adds to its own)."""
+def batch_of(args: Any) -> dict[str, int]:
+    """How a launch batches: its processes, rows per device and accumulation (a checkpoint records it, and a resume
+    compares: [`resume_checkpoint`])."""
+    return {
+        "world_size": max(int(args.world_size), 1),
+        "per_device": int(args.per_device_train_batch_size),
+        "accumulation": int(args.gradient_accumulation_steps),
+    }
+
+
+def mark_complete(
+    folder: str | os.PathLike,
+    global_step: int,
+    elapsed_s: float | None = None,
+    batch: dict[str, int] | None = None,
+) -> None:
+    """Flushes every file of a checkpoint to disk, then records it as complete with each file's size and SHA-256 (and
+    the run's
+    time so far, which a resumed run's summary adds to its own, and the launch's batching, [`batch_of`], which
+    a resume compares with its own)."""
     folder = Path(folder)
     files, digests = {}, {}
     for path in sorted(folder.rglob("*")):
@@ -90,6 +109,8 @@ def mark_complete(folder: str | os.PathLike, global_step: int, elapsed_s: float 
     record = {"global_step": global_step, "files": files, "sha256": digests}
     if elapsed_s is not None:
         record["elapsed_s"] = round(elapsed_s, 3)
+    if batch is not None:
+        record["batch"] = batch
     write_json_atomic(folder / COMPLETE_MARKER, record)
 
 
@@ -221,18 +242,145 @@ def _state_problem(folder: Path) -> str | None:
     return None
 
 
-def resume_checkpoint(args: Any) -> str | None:
+def resume_checkpoint(args: Any, train_dataset: Any = None, unit: str = "rows") -> str | None:
     """The checkpoint `--resume` continues from (None: no resume, or no complete checkpoint yet), said on the main
     process with every newer checkpoint it did not use and why (a file changed since it was completed, or its states
-    would not all have loaded). Every command resumes through it (pre-training and fine-tuning)."""
+    would not all have loaded). Every command resumes through it (pre-training and fine-tuning).
+
+    A launch that batches otherwise than the one that wrote the checkpoint (another number of processes, rows per
+    device or accumulation: [`batch_of`]) is compared with it here, before the run writes anything:
+
+    * the same global batch keeps the data position exact (Trainer skips `global_step` global batches of the epoch's
+      order, whatever their split), and the start says so;
+    * another global batch moves it (the run had read `step × old batch` rows of the epoch; it continues after
+      `step × new batch`). Under a learning-rate schedule planned in updates (every schedule but `constant`) that
+      would corrupt the run, so it is refused in one line naming the batch flags that restore the recorded global
+      batch; under a constant one, the start says which rows are read again or skipped.
+
+    `train_dataset`: the run's training set (its length places the epoch boundaries; None or a stream: one endless
+    epoch); `unit`: what its rows are called ("windows" in pre-training).
+    """
     if not args.resume:
         return None
     checkpoint, skipped = _usable_checkpoint(args.output_dir, load_states=True)
+    lines = _batch_change(args, Path(checkpoint), train_dataset, unit) if checkpoint else []  # may refuse
     if args.process_index == 0:
         print(f"Resuming from {checkpoint or 'the start (no complete checkpoint yet)'}", flush=True)
         for line in skipped:
             print(f"  warning: {line}", flush=True)
+        for line in lines:
+            print(f"  note: {line}", flush=True)
     return checkpoint
+
+
+def _describe(batch: dict[str, int]) -> str:
+    world = batch["world_size"]
+    return (
+        f"{world} process{'es' if world > 1 else ''} × {batch['per_device']} per device × {batch['accumulation']} "
+        "accumulation"
+    )
+
+
+def _global(batch: dict[str, int]) -> int:
+    return batch["world_size"] * batch["per_device"] * batch["accumulation"]
+
+
+def _updates_per_epoch(batch: dict[str, int], rows: int | None, drop_last: bool) -> int | None:
+    """Trainer's optimizer steps per epoch under `batch` (accelerate gives each process every world-size-th batch of
+    the epoch's order, the last round evened out), or None for a set without a length."""
+    if rows is None:
+        return None
+    batches = rows // batch["per_device"] if drop_last else math.ceil(rows / batch["per_device"])
+    per_process = batches // batch["world_size"] if drop_last else math.ceil(batches / batch["world_size"])
+    return max(math.ceil(per_process / batch["accumulation"]), 1)
+
+
+def _position(step: int, batch: dict[str, int], rows: int | None, drop_last: bool) -> tuple[int, int]:
+    """(epoch, rows of that epoch's order read) after `step` updates under `batch`."""
+    per_epoch = _updates_per_epoch(batch, rows, drop_last)
+    if per_epoch is None:
+        return 0, step * _global(batch)
+    return step // per_epoch, (step % per_epoch) * _global(batch)
+
+
+def _restoring_flags(recorded: dict[str, int], now: dict[str, int]) -> str:
+    """The batch flags that give this launch's processes the recorded global batch."""
+    wanted, world = _global(recorded), now["world_size"]
+    if wanted % world:
+        return (
+            f"launch {recorded['world_size']} process{'es' if recorded['world_size'] > 1 else ''} (or any number that "
+            f"divides {wanted})"
+        )
+    per_process = wanted // world
+    per_device = now["per_device"] if per_process % now["per_device"] == 0 else per_process
+    return f"pass --per_device_train_batch_size {per_device} --gradient_accumulation_steps {per_process // per_device}"
+
+
+def _batch_change(args: Any, checkpoint: Path, train_dataset: Any, unit: str) -> list[str]:
+    """What resuming `checkpoint` under this launch's batching changes, for the start; raises `ValueError` for a
+    change that would corrupt the run (see [`resume_checkpoint`])."""
+    try:
+        marker = json.loads((checkpoint / COMPLETE_MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        marker = {}
+    recorded, now = marker.get("batch"), batch_of(args)
+    if not isinstance(recorded, dict) or recorded == now:
+        if not isinstance(recorded, dict):
+            return [
+                f"{checkpoint.name} does not record the batching it was trained with (written by an earlier "
+                "version): resume it with the same processes, --per_device_train_batch_size and "
+                "--gradient_accumulation_steps, or the data position may move."
+            ]
+        return []
+    step = int(marker.get("global_step", 0))
+    rows = len(train_dataset) if hasattr(train_dataset, "__len__") else None
+    drop_last = bool(getattr(args, "dataloader_drop_last", False))
+    (old_epoch, old_read), (new_epoch, new_read) = (_position(step, b, rows, drop_last) for b in (recorded, now))
+    old_global, new_global = _global(recorded), _global(now)
+    was = f"{checkpoint.name} was trained with {_describe(recorded)} = a global batch of {old_global}"
+    if old_global == new_global:
+        lines = [
+            f"{was}; this launch has {_describe(now)}, the same global batch: the data position is exact (update "
+            f"{step + 1} reads the {unit} the run would have read next)."
+        ]
+        regrouped = recorded["per_device"] * recorded["accumulation"] != now["per_device"] * now["accumulation"]
+        if getattr(args, "train_sampling_strategy", "random") == "group_by_length" and regrouped and new_read:
+            lines[0] = (
+                f"{was}; this launch has {_describe(now)}, the same global batch, but --train_sampling_strategy "
+                "group_by_length forms its length groups per process batch, so the rest of epoch "
+                f"{new_epoch + 1} is read in another order: of its {unit}, some of the {new_read} already read are "
+                "read again and as many are skipped; later epochs are whole."
+            )
+        if recorded["world_size"] != now["world_size"]:
+            lines.append(
+                f"the checkpoint holds the random states of {recorded['world_size']} process(es): dropout draws "
+                "other masks than an uninterrupted run would."
+            )
+        return lines
+    schedule = str(getattr(args.lr_scheduler_type, "value", args.lr_scheduler_type))
+    moved = _moved(unit, old_epoch, old_read, new_epoch, new_read)
+    if schedule != "constant":
+        fix = _restoring_flags(recorded, now)
+        raise ValueError(
+            f"--resume: {was}; this launch has {_describe(now)} = {new_global}, and under the {schedule} "
+            f"learning-rate schedule (planned in updates) the rest of the run would train at another batch and "
+            f"{moved}. {fix[0].upper()}{fix[1:]} to resume with the global batch of {old_global}."
+        )
+    return [f"{was}; this launch has {_describe(now)}: the global batch changes to {new_global}, and {moved}."]
+
+
+def _moved(unit: str, old_epoch: int, old_read: int, new_epoch: int, new_read: int) -> str:
+    """Where a resume at another global batch continues, against where the run was, in words."""
+    if (old_epoch, old_read) == (new_epoch, new_read):
+        return f"the data position stays exact (epoch {new_epoch + 1}, after {new_read} {unit})"
+    if old_epoch == new_epoch:
+        first, last = sorted((old_read, new_read))
+        what = "are skipped" if new_read > old_read else "are read again"
+        return f"{unit} {first + 1}–{last} of epoch {old_epoch + 1}'s order {what}"
+    return (
+        f"it continues in epoch {new_epoch + 1} after {new_read} {unit}, where the run was in epoch {old_epoch + 1} "
+        f"after {old_read} (the {unit} between are read again or skipped)"
+    )
 
 
 def rotate_checkpoints(

@@ -59,6 +59,7 @@ from .launch import (
     COMPILE_PAYS_OFF_UPDATES,
     compiles_finetuning,
     finetuning_compile_mode,
+    machine_by_machine,
     precision_engine,
     settle_launch,
 )
@@ -225,9 +226,9 @@ def execute_finetuning(plan: FinetunePlan, notes: Sequence[str] = ()) -> dict[st
     tokenizer.model_max_length = max_length
     model.config.segment_cap = segment_cap  # None but for multiple choice (`_check_arguments`)
 
-    # tokenized once (the main process first; the others read its cache)
+    # tokenized once per cache folder (machine 0 first; the others read its cache or fill their own)
     processed = {}
-    with args.main_process_first(desc="tokenization"):
+    with machine_by_machine(args, "tokenization"):
         for split, rows in raw.items():
             processed[split], collator = _tokenize(
                 spec, data_args, split, rows, sources[split], tokenizer, max_length, segment_cap
@@ -249,13 +250,15 @@ def execute_finetuning(plan: FinetunePlan, notes: Sequence[str] = ()) -> dict[st
         processing_class=tokenizer,
         compute_metrics=_metric_fn(spec),
     )
+    # a resume's checkpoint, compared with this launch's batching (it may refuse): before the folder is claimed
+    resumed = resume_checkpoint(args, processed["train"]) if args.do_train else None
     with claimed(args, plan.identity):
         if spec.name not in BUILTIN_TASKS and trainer.is_world_process_zero():  # later tools learn the task here
             write_json_atomic(Path(args.output_dir) / TASK_FILE, task_to_dict(spec))
         print_start(trainer, plan.title, [*_batch_note(args), *plan.notes], notes)
         train_result = None
         if args.do_train:
-            train_result = trainer.train(resume_from_checkpoint=resume_checkpoint(args))
+            train_result = trainer.train(resume_from_checkpoint=resumed)
             trainer.save_model()
 
         # validation metrics of the model in hand (logged when it was evaluated during training), test predictions

@@ -9,8 +9,10 @@ No argument is changed after it is built: a run's data-driven decisions go throu
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import torch
@@ -26,6 +28,7 @@ __all__ = [
     "finetuning_compile_mode",
     "cpu_only",
     "loader_workers_default",
+    "machine_by_machine",
     "on_cuda",
     "precision_engine",
     "quiet_replicas",
@@ -111,16 +114,34 @@ def quiet_replicas(args: TrainingArguments) -> None:
         logging.getLogger("hf_gpt1").setLevel(level)
 
 
+@contextlib.contextmanager
+def machine_by_machine(args: TrainingArguments, desc: str) -> Iterator[None]:
+    """Around work that fills the datasets cache (packing, tokenization): machine 0's main process does it first while
+    every other process waits; then each other machine's main process (which finds machine 0's copy where machines
+    share one cache folder, and does the work into its own cache otherwise) while the rest of its machine waits; then
+    the rest, which read their machine's copy. So a shared cache is never filled by several machines at once, and a
+    machine's cache by one process only. One machine: its main process first, as `main_process_first`."""
+    with args.main_process_first(local=False, desc=f"{desc} (machine 0)"):
+        with args.main_process_first(local=True, desc=desc):
+            yield
+
+
 def settle_launch(args: TrainingArguments) -> list[str]:
     """Makes the launch's environment decisions, once, when a run starts (before the model loads); returns the notes
     the start screen prints: what the launch does that differs from what it asked for.
 
     * Under several processes only the main one logs warnings (`--log_level_replica`, "error" by default).
+    * Without an accelerator, DeepSpeed (if installed) is told the CPU is its device (`DS_ACCELERATOR=cpu`) instead of
+      warning on every process that it found none.
     * Accelerate shards with FSDP on accelerators only: on the CPU it trains an FSDP launch as DDP (gloo). Loading
       follows (`ACCELERATE_USE_FSDP=false`), or transformers would load the weights for FSDP's rank-0 broadcast (meta
       tensors on the other ranks, which DDP cannot move).
     """
     quiet_replicas(args)
+    if cpu_only():
+        # DeepSpeed, where installed, is imported by every Trainer, and on a machine without an accelerator it warns
+        # on each process that it "was unable to detect" one: told so, it does not.
+        os.environ.setdefault("DS_ACCELERATOR", "cpu")
     notes = []
     # `accelerate launch` sets MASTER_PORT when asked for several processes, and WORLD_SIZE when it started them.
     if args.world_size == 1 and "MASTER_PORT" in os.environ and "WORLD_SIZE" not in os.environ:

@@ -56,7 +56,7 @@ from .checkpoints import (
     resume_checkpoint,
 )
 from .flags import flags_for_inputs, flags_of
-from .launch import precision_engine, settle_launch
+from .launch import machine_by_machine, precision_engine, settle_launch
 from .memory import apply_memory_arguments
 from .output_dir import check_output_dir, check_planned_inputs, check_recorded_digests, claimed, run_identity
 from .pinned import PinnedModel, pinned_arguments, pins_record, plan_model_inputs
@@ -181,11 +181,11 @@ def execute_pretraining(plan: PretrainPlan, notes: Sequence[str] = ()) -> dict[s
     # stay in the vocabulary; fine-tuning re-installs the template (hf_gpt1.training.finetune.build_model).
     tokenizer.backend_tokenizer.post_processor = None
 
-    # windows of the model's context, packed once (the main process first; the others read its cache)
+    # windows of the model's context, packed once per cache folder (machine 0 first; the others read or pack theirs)
     window, workers = model.config.n_positions, data_args.preprocessing_num_workers
     workers_flag = {"num_workers": "--preprocessing_num_workers"}
     eval_limit = data_args.max_eval_windows or None  # 0: every window
-    with flags_for_inputs(flags, workers_flag), args.main_process_first(desc="packing"):
+    with flags_for_inputs(flags, workers_flag), machine_by_machine(args, "packing"):
         train, all_evaluation = corpus.windows(tokenizer, window, workers, eval_limit)
         train = _first(train, data_args.max_train_windows)
         evaluation = _first(all_evaluation, eval_limit)
@@ -222,9 +222,11 @@ def execute_pretraining(plan: PretrainPlan, notes: Sequence[str] = ()) -> dict[s
         processing_class=tokenizer,
     )
     trainer.add_callback(TimeEstimate(trainer.speed, after=TIME_ESTIMATE_AFTER))
+    # a resume's checkpoint, compared with this launch's batching (it may refuse): before the folder is claimed
+    resumed = resume_checkpoint(args, train, unit="windows")
     with claimed(args, identity):
         print_start(trainer, "pretrain", lines, notes)
-        train_result = trainer.train(resume_from_checkpoint=resume_checkpoint(args))
+        train_result = trainer.train(resume_from_checkpoint=resumed)
         trainer.save_model()
 
         # held-out perplexity of the final model (logged when it was evaluated at the last step)

@@ -111,6 +111,24 @@ class GPT1Trainer(Trainer):
         for callback in (self.speed, self.completion, self.stop):
             self.add_callback(callback)
         self.earlier_training_s = 0.0  # a resumed run's training time before its checkpoint
+        self._gather_the_tables_under_zero3()
+
+    def _gather_the_tables_under_zero3(self) -> None:
+        """DeepSpeed ZeRO-3 gathers a partitioned weight only while its own module runs. GPT-1's L1 reads the
+        embedding tables as its output matrix in the model's forward, outside the embeddings' own (the tied head's
+        weight, without calling the head: the logits are never built; under `original_embedding_table` the position
+        table too), so under ZeRO-3 each table is registered with the model, to be gathered for its whole forward and
+        backward. Known only once the Trainer has read accelerate's DeepSpeed config: here, before `train` builds the
+        engine."""
+        from transformers.integrations import is_deepspeed_zero3_enabled
+
+        if not (self.is_deepspeed_enabled and is_deepspeed_zero3_enabled()):
+            return
+        import deepspeed  # `deepspeed.zero` is an attribute, not an importable module
+
+        tables = [module.weight for module in self.model.modules() if isinstance(module, torch.nn.Embedding)]
+        for table in dict.fromkeys(tables):  # a tied table once
+            deepspeed.zero.register_external_parameter(self.model, table)
 
     def train(self, *args, **kwargs):
         resumed = kwargs.get("resume_from_checkpoint")

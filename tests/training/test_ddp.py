@@ -23,6 +23,7 @@ Observed on 2 CPU cores (torch 2.13, gloo): max |loss difference| ~1e-6 over the
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -122,7 +123,7 @@ PRETRAIN_STEPS = 8
 def pretrain_args(wikitext: list[str], out: Path) -> list[str]:
     return [
         *wikitext, *TINY, "--dropout", "0", "--max_steps", str(PRETRAIN_STEPS), "--warmup_steps", "2",
-        "--learning_rate", "1e-3", "--eval_steps", "4", "--save_steps", "8", "--output_dir", str(out),
+        "--learning_rate", "1e-3", "--eval_steps", "4", "--save_steps", "4", "--output_dir", str(out),
         "--max_eval_windows", "32",  # a multiple of the global eval batch (2 × 8): see the module docstring
     ]  # fmt: skip
 
@@ -134,12 +135,20 @@ def pretrain_two_processes(tmp_path_factory, wikitext) -> tuple[Path, dict]:
     return out, run("pretrain.py", pretrain_args(wikitext, out), processes=2)
 
 
-def test_pretrain_two_processes_match_one(pretrain_two_processes, wikitext, tmp_path):
+@pytest.fixture(scope="module")
+def pretrain_one_process(tmp_path_factory, wikitext, pretrain_two_processes) -> tuple[Path, dict, list[str]]:
+    """One process with the 2-process run's BPE (BPE training is not reproducible across processes); its arguments."""
+    out_2, _ = pretrain_two_processes
+    out_1 = tmp_path_factory.mktemp("pt1") / "run"
+    args = [*pretrain_args(wikitext, out_1), "--tokenizer_name_or_path", str(out_2)]
+    return out_1, run("pretrain.py", args, processes=1), args
+
+
+def test_pretrain_two_processes_match_one(pretrain_two_processes, pretrain_one_process):
     out_2, two = pretrain_two_processes
-    # One process with the 2-process run's BPE (BPE training is not reproducible across processes). Had rank 1 used a
-    # BPE of its own, half of every 2-process batch would be tokenized differently and the curves would differ.
-    out_1 = tmp_path / "run"
-    one = run("pretrain.py", [*pretrain_args(wikitext, out_1), "--tokenizer_name_or_path", str(out_2)], processes=1)
+    # Had rank 1 used a BPE of its own, half of every 2-process batch would be tokenized differently and the curves
+    # would differ.
+    out_1, one, _ = pretrain_one_process
     assert (out_1 / "tokenizer.json").read_text() == (out_2 / "tokenizer.json").read_text()
     diff = compare(one, two, PRETRAIN_STEPS)
     evals_1, evals_2 = losses(one, "eval_loss"), losses(two, "eval_loss")
@@ -248,3 +257,175 @@ def test_argument_problems_of_a_launch_are_said_once(tmp_path):
     proc = _launch(launcher, ["--task", "rte", "--output_dir", str(tmp_path / "out"), "--learning_rat", "1"])
     assert proc.returncode != 0
     assert proc.stderr.count("error: Unknown argument(s) in the command line: --learning_rat") == 1, proc.stderr
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _packed(cache: Path) -> dict[str, dict]:
+    """The packed corpora of one machine's datasets cache: {cache key: its `done` record}."""
+    root = cache / "hf_gpt1" / "packed"
+    return {p.name: json.loads((p / "done").read_text()) for p in root.iterdir() if (p / "done").is_file()}
+
+
+def test_two_machines_match_one_machine_of_two_processes(wikitext, tmp_path):
+    """2 machines × 1 process on the loopback (`--num_machines 2 --machine_rank R --main_process_ip 127.0.0.1`), each
+    with a datasets cache of its own and one shared output folder, from scratch: the BPE is trained once (machine 0)
+    and reaches machine 1, machine 1 packs the corpus only after machine 0 has (where caches are shared it then finds
+    machine 0's copy), and the losses are those of 1 machine × 2 processes with that tokenizer, step by step."""
+    out, port = tmp_path / "run", _free_port()
+    launcher = [
+        "-m", "accelerate.commands.launch", "--multi_gpu", "--num_machines", "2", "--num_processes", "2",
+        "--main_process_ip", "127.0.0.1", "--main_process_port", str(port), "--mixed_precision", "no",
+        "--dynamo_backend", "no",
+    ]  # fmt: skip
+    batch = ["--per_device_train_batch_size", "4", "--per_device_eval_batch_size", "8"]
+    machines = []
+    for rank in (0, 1):
+        env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+        for name in ("LOCAL_RANK", "WORLD_SIZE", "MASTER_PORT", "MASTER_ADDR", "ACCELERATE_USE_FSDP"):
+            env.pop(name, None)
+        env["HF_HOME"] = str(tmp_path / f"machine{rank}")
+        env["HF_DATASETS_CACHE"] = str(tmp_path / f"machine{rank}" / "datasets")
+        cmd = [sys.executable, *launcher, "--machine_rank", str(rank), "recipes/pretrain.py",
+               *pretrain_args(wikitext, out), *batch, *COMMON]  # fmt: skip
+        log = open(tmp_path / f"machine{rank}.log", "w")  # closed below
+        machines.append((subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT), log))
+    for proc, log in machines:
+        try:
+            proc.wait(timeout=300)
+        finally:
+            proc.kill(), log.close()
+    consoles = [(tmp_path / f"machine{rank}.log").read_text() for rank in (0, 1)]
+    assert [proc.returncode for proc, _ in machines] == [0, 0], consoles[0][-3000:] + consoles[1][-3000:]
+    assert "pretrain: 2 processes on cpu" in consoles[0] and "pretrain:" not in consoles[1]  # machine 0 speaks
+    two_machines = json.loads((out / "all_results.json").read_text())
+
+    # the tokenizer was trained once: both machines packed with the same one (the cache key holds its content)
+    caches = [_packed(tmp_path / f"machine{rank}" / "datasets") for rank in (0, 1)]
+    assert sorted(caches[0]) == sorted(caches[1]) and len(caches[0]) == 2  # training and held-out windows
+    for key in caches[0]:  # machine 1 began packing after machine 0 had finished (it waited)
+        assert caches[1][key]["packed"]["started"] >= caches[0][key]["packed"]["finished"], (caches, key)
+
+    out_1 = tmp_path / "one_machine"
+    one_machine = run(
+        "pretrain.py", [*pretrain_args(wikitext, out_1), "--tokenizer_name_or_path", str(out)], processes=2
+    )
+    diff = compare(one_machine, two_machines, PRETRAIN_STEPS)
+    assert losses(one_machine, "eval_loss") == pytest.approx(losses(two_machines, "eval_loss"), abs=LOSS_ATOL)
+    weights = compare_weights(out_1, out)
+    print(f"2 machines × 1 vs 1 × 2: max |loss diff| over {PRETRAIN_STEPS} steps {diff:.2e}, weights {weights:.2e}")
+
+
+def _stopped_at_4(out: Path, tmp_path: Path) -> Path:
+    """A copy of a finished 8-update run as it stood at checkpoint-4 (a run stopped there)."""
+    import shutil
+
+    copy = tmp_path / "stopped"
+    shutil.copytree(out, copy)
+    shutil.rmtree(copy / f"checkpoint-{PRETRAIN_STEPS}")
+    return copy
+
+
+def _compare_after(resumed: dict, unbroken: dict, step: int) -> None:
+    """The losses logged after `step` (this session's) agree with the unbroken run's, step by step."""
+    after, expected = ({s: v for s, v in losses(r).items() if s > step} for r in (resumed, unbroken))
+    assert sorted(after) == list(range(step + 1, PRETRAIN_STEPS + 1))
+    assert all(abs(after[s] - expected[s]) <= LOSS_ATOL for s in after), (after, expected)
+
+
+def test_a_two_process_checkpoint_resumes_exactly_on_one_process(pretrain_two_processes, wikitext, tmp_path):
+    """Checkpointed by 2 processes × 4, resumed by 1 × 8 (the same global batch): the same windows in each update."""
+    out_2, two = pretrain_two_processes
+    stopped = _stopped_at_4(out_2, tmp_path)
+    resumed = run("pretrain.py", [*pretrain_args(wikitext, stopped), "--resume"], processes=1)
+    console = stopped.with_suffix(".log").read_text()
+    assert (
+        "note: checkpoint-4 was trained with 2 processes × 4 per device × 1 accumulation = a global batch of 8; this "
+        "launch has 1 process × 8 per device × 1 accumulation, the same global batch: the data position is exact"
+        in console
+    ), console[-3000:]
+    assert "note: the checkpoint holds the random states of 2 process(es): dropout draws other masks" in console
+    _compare_after(resumed, two, 4)
+
+
+def test_a_one_process_checkpoint_resumes_exactly_on_two_processes(pretrain_one_process, tmp_path):
+    out_1, one, args = pretrain_one_process
+    stopped = _stopped_at_4(out_1, tmp_path)
+    args = [*args[: args.index("--output_dir") + 1], str(stopped), *args[args.index("--output_dir") + 2 :]]
+    resumed = run("pretrain.py", [*args, "--resume"], processes=2)
+    console = stopped.with_suffix(".log").read_text()
+    assert "this launch has 2 processes × 4 per device × 1 accumulation, the same global batch" in console
+    _compare_after(resumed, one, 4)
+
+
+def test_a_two_process_checkpoint_resumed_at_another_global_batch_is_refused(
+    pretrain_two_processes, wikitext, tmp_path
+):
+    """1 process × 4 where 2 × 4 trained: refused, naming the flags that give 1 process the global batch of 8."""
+    out_2, _ = pretrain_two_processes
+    stopped = _stopped_at_4(out_2, tmp_path)
+    before = {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in stopped.rglob("*")}
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    env.pop("LOCAL_RANK", None), env.pop("WORLD_SIZE", None)
+    args = [*pretrain_args(wikitext, stopped), "--resume", "--per_device_train_batch_size", "4", *COMMON]
+    proc = subprocess.run(
+        [sys.executable, "recipes/pretrain.py", *args], cwd=REPO_ROOT, env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert errors[0].startswith(
+        "error: --resume: checkpoint-4 was trained with 2 processes × 4 per device × 1 accumulation = a global batch "
+        "of 8; this launch has 1 process × 4 per device × 1 accumulation = 4"
+    ), errors
+    assert errors[0].endswith(
+        "Pass --per_device_train_batch_size 4 --gradient_accumulation_steps 2 to resume with the global batch of 8."
+    ), errors
+    assert {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in stopped.rglob("*")} == before
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("deepspeed") is None,
+    reason="deepspeed is not installed (pip install deepspeed): the ZeRO runs on the CPU need it",
+)
+@pytest.mark.parametrize("stage", [2, 3])
+def test_deepspeed_on_the_cpu_trains_resumes_and_leaves_a_loadable_model(
+    stage, pretrain_two_processes, wikitext, tmp_path
+):
+    """The shipped deepspeed_zero{2,3}.yaml on 2 CPU processes (DeepSpeed's CPU accelerator, gloo): a real ZeRO run
+    (each rank's shard in the checkpoint: optimizer state; under ZeRO-3 the parameters too) with DDP's losses and
+    weights, a resume from its checkpoint-4 that continues with the same losses, and a final model that
+    `from_pretrained` loads (under ZeRO-3 gathered from the shards). The model has the original single embedding
+    table, so L1 reads both tables outside their modules: ZeRO-3 gathers them only because the Trainer registers them
+    (`GPT1Trainer._gather_the_tables_under_zero3`)."""
+    from hf_gpt1 import GPT1LMHeadModel
+
+    out_2, two = pretrain_two_processes
+    launcher = [
+        "-m", "accelerate.commands.launch", "--config_file", str(CONFIGS / f"deepspeed_zero{stage}.yaml"),
+        "--num_processes", "2", "--mixed_precision", "no", "--main_process_port", str(_free_port()),
+    ]  # fmt: skip
+    out = tmp_path / f"zero{stage}"
+    args = [*pretrain_args(wikitext, out), "--tokenizer_name_or_path", str(out_2)]
+    zero = run("pretrain.py", args, processes=2, launcher=launcher)
+    shards = {p.name for p in (out / "checkpoint-4" / "global_step4").iterdir()}
+    assert {f"zero_pp_rank_{rank}_mp_rank_00_optim_states.pt" for rank in (0, 1)} <= shards
+    if stage == 3:
+        assert {f"zero_pp_rank_{rank}_mp_rank_00_model_states.pt" for rank in (0, 1)} <= shards
+    assert GPT1LMHeadModel.from_pretrained(out).config.original_embedding_table
+    compare(zero, two, PRETRAIN_STEPS)  # the tokenizer is the DDP run's: the same windows in every update
+    compare_weights(out_2, out)
+
+    stopped = _stopped_at_4(out, tmp_path)
+    args = [*args[: args.index("--output_dir") + 1], str(stopped), *args[args.index("--output_dir") + 2 :]]
+    launcher[-1] = str(_free_port())
+    resumed = run("pretrain.py", [*args, "--resume"], processes=2, launcher=launcher)
+    _compare_after(resumed, zero, 4)
+    compare_weights(out, stopped)
+    GPT1LMHeadModel.from_pretrained(stopped)
