@@ -76,7 +76,10 @@ def test_a_checkpoint_changed_at_the_same_size_is_named_and_resume_uses_the_one_
     newest = checkpoint(tmp_path, 8)
     zero_half_of_the_weights(newest / "model.safetensors")
     assert checkpoint_problem(newest) is None  # the cheap checks (sizes, header) pass
-    args = SimpleNamespace(resume=True, output_dir=str(tmp_path), process_index=0)
+    args = SimpleNamespace(
+        resume=True, output_dir=str(tmp_path), process_index=0, world_size=1, per_device_train_batch_size=2,
+        gradient_accumulation_steps=1,
+    )  # fmt: skip
     assert resume_checkpoint(args) == str(tmp_path / "checkpoint-4")
     out = capsys.readouterr().out
     assert (
