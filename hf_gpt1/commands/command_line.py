@@ -239,20 +239,6 @@ def _tidy_help(parser: HfArgumentParser, dataclass_types: Sequence[type], hide_l
         parser.epilog = f"transformers' TrainingArguments take {len(hidden)} more arguments: --help_all lists them."
 
 
-def _factory_defaults(parser: HfArgumentParser, dataclass_types: Sequence[type]) -> None:
-    """A field whose default is computed (`default_factory`, such as `--use_cpu` from the machine) gets it when not
-    given: HfArgumentParser gives a bool field False instead."""
-    factories = {
-        field.name: field.default_factory
-        for cls in dataclass_types
-        for field in dataclasses.fields(cls)
-        if field.default_factory is not dataclasses.MISSING
-    }
-    for action in parser._actions:
-        if action.dest in factories and action.default is not argparse.SUPPRESS:
-            action.default = factories[action.dest]()
-
-
 def _write_failure_line(err: OSError) -> str:
     where = f"Could not write {err.filename}" if err.filename else "A write failed"
     if err.errno == errno.EROFS:
