@@ -276,9 +276,7 @@ def _this_command() -> list[str]:
             words = [sys.executable, "-m", original[original.index("-m") + 1], *sys.argv[1:]]
         else:
             words = [sys.executable, *sys.argv]
-    if words and words[0] == sys.executable:
-        words[0] = Path(sys.executable).name
-    return words
+    return words  # the interpreter by its path: a bare `python` may be another one, without this run's packages
 
 
 def resume_command() -> str:

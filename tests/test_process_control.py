@@ -90,15 +90,16 @@ def test_a_console_whose_reader_went_away_moves_to_the_runs_log_or_is_dropped(lo
     ("orig_argv", "argv", "expected"),
     [
         (["python3", "-m", "hf_gpt1", "pretrain", "--output_dir", "r"], ["/x/hf_gpt1/__main__.py", "pretrain",
-         "--output_dir", "r"], "python -m hf_gpt1 pretrain --output_dir r --resume"),
+         "--output_dir", "r"], "/venv/bin/python -m hf_gpt1 pretrain --output_dir r --resume"),
         (["python3", "recipes/glue.py", "--overwrite_output_dir", "true"], ["recipes/glue.py",
-         "--overwrite_output_dir", "true"], "python recipes/glue.py --resume"),
+         "--overwrite_output_dir", "true"], "/venv/bin/python recipes/glue.py --resume"),
     ],
     ids=["python -m", "a script"],
 )  # fmt: skip
 def test_the_resume_line_is_the_command_that_started_the_run(orig_argv, argv, expected, monkeypatch):
     """`python -m hf_gpt1 …` is continued by `python -m hf_gpt1 … --resume` (its `sys.argv[0]`, `__main__.py`, does
-    not run as a script); `--overwrite_output_dir`, which would delete the run, is dropped."""
+    not run as a script), the interpreter named by its path (a bare `python` may be another one, without the run's
+    packages); `--overwrite_output_dir`, which would delete the run, is dropped."""
     monkeypatch.setattr(sys, "executable", "/venv/bin/python")
     monkeypatch.setattr(sys, "orig_argv", orig_argv)
     monkeypatch.setattr(sys, "argv", argv)

@@ -90,7 +90,9 @@ def argument_file_argv(path: Path) -> list[str]:
         name = canonical_name(str(name))
         if value is None:
             continue
-        if isinstance(value, (list, tuple)):
+        if value is True and name.startswith("no_"):  # `no_x: true`: the flag as a command line gives it
+            argv.append(f"--{name}")
+        elif isinstance(value, (list, tuple)):
             argv += [f"--{name}", *map(str, value)]
         elif isinstance(value, dict):
             argv += [f"--{name}", json.dumps(value)]

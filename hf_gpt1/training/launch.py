@@ -93,15 +93,23 @@ def accelerator_config_default() -> dict[str, Any] | None:
     return {"non_blocking": True} if torch.cuda.is_available() else None
 
 
+def _env_flag(name: str) -> bool:
+    """An accelerate switch in the environment (`ACCELERATE_USE_FSDP`, …), read as accelerate reads it (`str_to_bool`:
+    true, 1, yes, on, …); unset or empty is off."""
+    from accelerate.utils import str_to_bool
+
+    value = os.environ.get(name, "").strip()
+    return bool(value) and bool(str_to_bool(value))
+
+
 def precision_engine(args: TrainingArguments | None = None) -> str | None:
     """The engine that owns mixed precision in this launch: "FSDP" or "DeepSpeed" (`accelerate launch` with such a
     config, or `--fsdp` / `--deepspeed`), else None. Such an engine keeps fp32 weights and computes in bf16 itself
     (FSDP2's `MixedPrecisionPolicy`, DeepSpeed's bf16 master weights): a run under it trains fp32 weights with
     Trainer's own optimizer, whose parameters the engine swaps for their shards."""
-    flag = lambda name: os.environ.get(name, "").lower() in ("1", "true", "yes")  # noqa: E731
-    if flag("ACCELERATE_USE_FSDP") or (args is not None and args.fsdp):
+    if _env_flag("ACCELERATE_USE_FSDP") or (args is not None and args.fsdp):
         return "FSDP"
-    if flag("ACCELERATE_USE_DEEPSPEED") or (args is not None and args.deepspeed):
+    if _env_flag("ACCELERATE_USE_DEEPSPEED") or (args is not None and args.deepspeed):
         return "DeepSpeed"
     return None
 
@@ -150,12 +158,15 @@ def settle_launch(args: TrainingArguments) -> list[str]:
             "it starts one for FSDP, DeepSpeed and multi-GPU configs); `accelerate launch --multi_gpu "
             "--num_processes N` runs N on the CPU (docs/SCALING.md)."
         )
-    if args.use_cpu and os.environ.get("ACCELERATE_USE_FSDP", "").lower() == "true":
+    if args.use_cpu and _env_flag("ACCELERATE_USE_FSDP"):
         os.environ["ACCELERATE_USE_FSDP"] = "false"
-        notes.append(
-            f"FSDP shards over accelerators; on the CPU accelerate trains these {args.world_size} processes as DDP "
-            "(gloo), each holding the whole model and optimizer."
+        trained = (
+            "trains this one process unsharded"
+            if args.world_size == 1
+            else f"trains these {args.world_size} processes as DDP (gloo)"
         )
+        notes.append(f"FSDP shards over accelerators; on the CPU accelerate {trained}, each holding the whole model "
+                     "and optimizer.")  # fmt: skip
     engine = precision_engine(args)
     if engine and args.bf16:
         notes.append(

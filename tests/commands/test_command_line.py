@@ -336,3 +336,19 @@ def test_the_continue_command_continues_the_run_however_overwrite_was_spelt(give
     words = shlex.split(resume_command())[3:]  # after python, hf-gpt1 and glue
     values = given_arguments(ARGUMENTS, words).values
     assert values == {"task": "rte", "output_dir": "out", "resume": True}
+
+
+def test_the_no_twin_of_a_bool_in_an_argument_file_is_read_as_its_flag(tmp_path):
+    """`no_do_train: true` in a YAML or JSON file is `--no_do_train`, as the command line gives it (it was refused as
+    an unknown argument `true`)."""
+    from hf_gpt1.commands.command_line import parse_recipe_args
+    from hf_gpt1.training.arguments import DataArguments, GPT1TrainingArguments
+
+    for name, text in (
+        ("run.yaml", "task: rte\nno_do_train: true\n"),
+        ("run.json", '{"task": "rte", "no-do-train": true}'),
+    ):
+        path = tmp_path / name
+        path.write_text(text)
+        data, args = parse_recipe_args((DataArguments, GPT1TrainingArguments), [str(path), "--output_dir", "out"])
+        assert data.task == "rte" and args.do_train is False, name
