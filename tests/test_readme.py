@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -115,7 +116,6 @@ def test_the_first_run_section_runs_on_a_budget(tmp_path, capsys, monkeypatch):
     """The fast tier's run of the First run block: each command as written with a small budget appended, in this
     process (`hf-gpt1` through `hf_gpt1.commands.main`, the `python -c` code executed), in a fresh folder; the full
     tier runs the block as written, in bash."""
-    import shlex
 
     data = shared_data()
     monkeypatch.chdir(tmp_path)
@@ -186,8 +186,9 @@ def test_the_using_it_examples_run(hub, tmp_path):
     assert not hub.unhandled or all("/api/agent" in call for call in hub.unhandled), hub.unhandled
 
 
-# What each recipe's commands get appended in the test: small budgets and a small model only. The arguments that the
-# README writes still apply wherever these do not override them (argparse keeps a flag's last value).
+# What each recipe's commands get in the test in place of their own values (`overridden`: an argument given twice is
+# refused): small budgets and a small model only. The arguments that the README writes still apply wherever these do
+# not replace them.
 BUDGETS = {
     "recipes/glue.py": ["--max_train_samples", "24", "--max_eval_samples", "16", "--num_train_epochs", "1",
                         "--per_device_train_batch_size", "8", "--max_seq_length", "128"],
@@ -205,13 +206,15 @@ for _script in ("recipes/glue.py", "recipes/multiple_choice.py", "recipes/pretra
 
 
 def run_readme_commands(section: str, cwd: Path, env: dict[str, str]) -> None:
-    """Runs each command of the section's bash block in `cwd` with its script's budget appended, in order."""
+    """Runs each command of the section's bash block in `cwd` with its script's budget in place of its own values, in
+    order (bash still expands the README's globs)."""
     for command in readme_commands(section):
         budget = next(args for script, args in BUDGETS.items() if script in command)
+        words = overridden(shlex.split(command), budget)
+        line = " ".join(word if "*" in word else shlex.quote(word) for word in words)
         started = time.time()
         done = subprocess.run(
-            ["bash", "-c", f"{command} {' '.join(budget)}"], cwd=cwd, env=env, capture_output=True, text=True,
-            timeout=600,
+            ["bash", "-c", line], cwd=cwd, env=env, capture_output=True, text=True, timeout=600,
         )  # fmt: skip
         assert done.returncode == 0, f"{command}\n{done.stderr[-3000:]}"
         print(f"{time.time() - started:5.1f} s  {command}")
@@ -286,7 +289,7 @@ def test_the_performance_command_runs(tmp_path):
 @pytest.mark.slow  # the full tier (scripts/test.sh --all): as written
 def test_the_reproduction_commands_run(tiny_lm, glue_slice, tmp_path):
     """The "Reproducing the paper" block as written, in a folder with `glue_data` and `story_cloze`, each command with
-    a budget appended (argparse keeps the last value: one task, one seed, the tiny model, 48 rows)."""
+    a budget in place of its own values (`overridden`: one task, one seed, the tiny model, 48 rows)."""
     (tmp_path / "glue_data").symlink_to(glue_slice)
     (tmp_path / "story_cloze").mkdir()
     for name in ("cloze_test_val__spring2016.csv", "cloze_test_test__spring2016.csv"):
@@ -303,7 +306,7 @@ def test_the_reproduction_commands_run(tiny_lm, glue_slice, tmp_path):
     for command, action in zip(commands, actions):
         # the zip of one task's predictions: the others (--partial) were not run on this budget
         after = {"report": [], "submit-pack": ["--partial"]}.get(action, budget)
-        argv = command.split()[1:] + after
+        argv = overridden(command.split()[1:], after)
         if "--devices" in argv and not torch.cuda.is_available():  # GPU indices are refused where there are none
             first = argv.index("--devices") + 1
             last = next((i for i in range(first, len(argv)) if argv[i].startswith("--")), len(argv))
