@@ -288,7 +288,10 @@ def resume_command() -> str:
     from .training.parse import ARGUMENT_FILE_SUFFIXES, without_arguments
 
     words, given = _this_command(), sys.argv[1:]
-    program = words[: len(words) - len(given)] if given and words[-len(given) :] == given else words
+    if given and words[-len(given) :] == given:
+        program = words[: len(words) - len(given)]
+    else:  # a launcher's command that does not end with this process's arguments: this process's own command
+        program = words if not given else [sys.executable, sys.argv[0]]
     rest = without_arguments(given, ("resume", "overwrite_output_dir"), (RecipeTrainingArguments,))
     after_file = any(word.endswith(ARGUMENT_FILE_SUFFIXES) and Path(word).is_file() for word in rest[:2])
     ending = ["--overwrite_output_dir", "false", "--resume"] if after_file else ["--resume"]

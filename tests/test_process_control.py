@@ -430,3 +430,21 @@ def test_a_machine_whose_launcher_dies_stops_every_machine_naming_it(tmp_path):
     assert [launcher.wait(timeout=600) for launcher in resumed] == [0, 0], (tmp_path / "machine-0.log").read_text()
     results = json.loads((out / RESULTS_FILE).read_text())
     assert max(entry["step"] for entry in results["log_history"] if "loss" in entry) == 80
+
+
+@pytest.mark.parametrize(
+    ("launcher", "expected"),
+    [
+        (["/venv/bin/python", "-m", "accelerate.commands.launch", "recipes/glue.py", "--task", "rte"],
+         "/venv/bin/python -m accelerate.commands.launch recipes/glue.py --task rte --resume"),
+        (["torchrun", "--nproc_per_node", "2", "train.py"], "/venv/bin/python recipes/glue.py --task rte --resume"),
+    ],
+    ids=["its launcher's command", "a launcher that does not end with the worker's arguments"],
+)  # fmt: skip
+def test_a_workers_resume_line_repeats_its_launcher_or_else_its_own_command(launcher, expected, monkeypatch):
+    """A worker's arguments once: after its launcher's words where that command ends with them, else after the
+    worker's own script (never the launcher's words followed by the arguments again)."""
+    monkeypatch.setattr(sys, "executable", "/venv/bin/python")
+    monkeypatch.setattr(sys, "argv", ["recipes/glue.py", "--task", "rte"])
+    monkeypatch.setattr(process_control, "_launcher_argv", launcher)
+    assert process_control.resume_command() == expected
