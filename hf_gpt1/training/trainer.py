@@ -35,6 +35,7 @@ from .checkpoints import COMPLETE_MARKER, checkpoint_elapsed, last_complete_chec
 from .precision import master_weight_optimizer
 
 __all__ = [
+    "RESUME_OVERRIDES",
     "ROTATION_OVERRIDES",
     "TRAINER_OVERRIDES",
     "GPT1Trainer",
@@ -70,6 +71,12 @@ ROTATION_OVERRIDES = {
 """The private `Trainer` methods hf_gpt1 overrides, with why: where Trainer rotates checkpoints, as TRL's trainers
 override `_save_checkpoint`. The test that pins the public ones also pins these, their signatures and the lines of
 transformers' source they change."""
+
+RESUME_OVERRIDES = {
+    "_run_epoch": "resumed from a checkpoint at max_steps (a run killed before its final save), Trainer's loop takes "
+    "one more update before it checks the limit: the epoch is not entered",
+}
+"""The private `Trainer` method hf_gpt1 overrides where Trainer resumes, with why; pinned beside the rotation ones."""
 
 
 class GPT1Trainer(Trainer):
@@ -161,6 +168,12 @@ class GPT1Trainer(Trainer):
         # only save_total_limit 1 deletes here; the newest complete checkpoint is what --resume continues from
         with self._trainer_rotation_withheld(only_limit=1):
             return super()._finalize_training(trial, num_train_samples, start_time)
+
+    def _run_epoch(self, *args, **kwargs):
+        if 0 < self.state.max_steps <= self.state.global_step:  # the checkpoint is the whole run: nothing to train
+            self.control.should_training_stop = True
+            return None
+        return super()._run_epoch(*args, **kwargs)
 
     @contextlib.contextmanager
     def _trainer_rotation_withheld(self, only_limit: int | None = None) -> Iterator[None]:

@@ -402,7 +402,7 @@ def test_every_trainer_override_is_listed_and_pinned_to_the_installed_transforme
     import transformers
     from transformers import Trainer
 
-    from hf_gpt1.training.trainer import ROTATION_OVERRIDES, TRAINER_OVERRIDES, PretrainTrainer
+    from hf_gpt1.training.trainer import RESUME_OVERRIDES, ROTATION_OVERRIDES, TRAINER_OVERRIDES, PretrainTrainer
 
     overridden = {
         name
@@ -412,8 +412,8 @@ def test_every_trainer_override_is_listed_and_pinned_to_the_installed_transforme
     }
     public = {name for name in overridden if not name.startswith("_")}
     assert public == set(TRAINER_OVERRIDES) == set(PINNED_SIGNATURES)  # each one listed, with its reason
-    # the only private ones are where Trainer rotates checkpoints, pinned by the next test
-    assert overridden - public == set(ROTATION_OVERRIDES)
+    # the only private ones are where Trainer rotates checkpoints and where it resumes, pinned by the tests below
+    assert overridden - public == set(ROTATION_OVERRIDES) | set(RESUME_OVERRIDES)
     for name, expected in PINNED_SIGNATURES.items():
         actual = list(inspect.signature(getattr(Trainer, name)).parameters)
         assert actual == expected, (
@@ -512,6 +512,26 @@ def test_the_private_rotation_overrides_are_pinned_to_the_installed_transformers
         )
 
 
+def test_the_private_resume_override_is_pinned_to_the_installed_transformers():
+    """`_run_epoch` (`RESUME_OVERRIDES`) is called once per epoch from the training loop, after the state is restored
+    from the checkpoint, and the loop stops on `control.should_training_stop`. A release that changes either fails
+    here, naming its version."""
+    import transformers
+    from transformers import Trainer
+
+    from hf_gpt1.training.trainer import RESUME_OVERRIDES
+
+    recheck = f"transformers {transformers.__version__} changed Trainer._run_epoch: re-check GPT1Trainer._run_epoch."
+    assert set(RESUME_OVERRIDES) == {"_run_epoch"} and "_run_epoch" in vars(GPT1Trainer)
+    expected = ["self", "model", "epoch", "train_dataloader", "steps_in_epoch", "num_update_steps_per_epoch", "trial"]
+    expected += ["ignore_keys_for_eval", "start_time", "resume_from_checkpoint", "epochs_trained"]
+    expected += ["steps_trained_in_current_epoch"]
+    assert list(inspect.signature(Trainer._run_epoch).parameters) == expected, recheck
+    loop = inspect.getsource(Trainer._inner_training_loop)
+    restored, called = loop.find("self._init_training_state("), loop.find("self._run_epoch(")
+    assert 0 <= restored < called and "if self.control.should_training_stop:" in loop[called:], recheck
+
+
 def test_trainer_finds_one_label_column_for_the_language_model():
     """Trainer takes every forward parameter named like a label for a column each batch must carry: a named
     `shift_labels` would make every pre-training evaluation loss-less (it is read from the keyword arguments)."""
@@ -541,3 +561,21 @@ def test_an_fsdp_runs_final_model_is_saved_whole_and_its_checkpoints_sharded(tmp
     assert saved == ["SHARDED_STATE_DICT", "FULL_STATE_DICT"]
     assert plugin.state_dict_type.name == "SHARDED_STATE_DICT"
     assert (plugin.state_dict_config, plugin.optim_state_dict_config) == sharded_configs
+
+
+def test_resuming_a_checkpoint_at_max_steps_trains_no_further_update(tmp_path):
+    """A run killed after its last checkpoint (at --max_steps) but before its final save: `--resume` finishes it from
+    that checkpoint. transformers' loop would first take one more step (learning rate 0, AdamW's moments still
+    moving the weights) before it checks the limit."""
+    from safetensors.torch import load_file
+
+    lm_trainer(tmp_path, max_steps=2, save_strategy="steps", save_steps=2).train()
+    checkpoint = tmp_path / "out" / "checkpoint-2"
+    resumed = lm_trainer(tmp_path, max_steps=2, save_strategy="steps", save_steps=2)
+    resumed.train(resume_from_checkpoint=str(checkpoint))
+    assert resumed.state.global_step == 2
+    assert [entry["step"] for entry in resumed.state.log_history if "loss" in entry] == [1, 2]
+    saved = load_file(checkpoint / "model.safetensors")
+    for name, value in resumed.model.state_dict().items():
+        if name in saved:
+            assert torch.equal(value, saved[name]), name
