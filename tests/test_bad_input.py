@@ -26,7 +26,7 @@ from hf_gpt1.commands.pretrain import main as pretrain_main
 from hf_gpt1.data.transforms import GPT1ClassificationCollator, GPT1SimilarityCollator
 from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
 from hf_gpt1.tools.convert import ConversionError, convert_openai_checkpoint
-from hf_gpt1.training.output_dir import RUN_FILE
+from hf_gpt1.training.run_folder import RUN_FILE
 from tests.utils import SENTENCES, overridden, run_command, tiny_config
 
 # ------------------------------------------------------------------------------------------------ fixtures

@@ -198,7 +198,7 @@ def test_a_run_under_nohup_trains_on_when_its_terminal_goes_away(tmp_path):
     """`nohup hf-gpt1 pretrain … &`, then the terminal closes: SIGHUP stays ignored, every write to the hung-up
     terminal fails (EIO), and the run goes on to its results, its console in the run's `console.log`."""
     from hf_gpt1.training.checkpoints import COMPLETE_MARKER
-    from hf_gpt1.training.output_dir import CONSOLE_FILE, RESULTS_FILE
+    from hf_gpt1.training.run_folder import CONSOLE_FILE, RESULTS_FILE
 
     argv, out = _pretrain_argv(tmp_path, max_steps=30)
     terminal = Terminal(["pretrain", *argv], nohup=True)
@@ -216,7 +216,7 @@ def test_a_hang_up_saves_a_complete_checkpoint_at_the_step_it_stopped(tmp_path):
     finishes, a complete checkpoint is saved at it, and the run ends with 128 + 1, saying in the run's `console.log`
     (the terminal is gone) how to continue."""
     from hf_gpt1.training.checkpoints import COMPLETE_MARKER, last_complete_checkpoint
-    from hf_gpt1.training.output_dir import CONSOLE_FILE, RESULTS_FILE
+    from hf_gpt1.training.run_folder import CONSOLE_FILE, RESULTS_FILE
 
     argv, out = _pretrain_argv(tmp_path, max_steps=400)
     terminal = Terminal(["pretrain", *argv], nohup=False)
@@ -281,7 +281,7 @@ def test_a_queue_under_nohup_and_its_runs_keep_sighup_ignored(tiny_lm, glue_slic
     """`nohup hf-gpt1 reproduce run … &`: the hang-up reaches the driver (and, sent by hand, its run, a session of
     its own); both inherited SIGHUP ignored and keep it so, and the queue finishes its run."""
     from hf_gpt1.training.checkpoints import COMPLETE_MARKER
-    from hf_gpt1.training.output_dir import RESULTS_FILE, OutputDirLock
+    from hf_gpt1.training.run_folder import RESULTS_FILE, OutputDirLock
     from tests.utils import COMMON
 
     out = tmp_path / "reproduce"
@@ -332,7 +332,7 @@ def test_workers_stop_when_their_launcher_is_killed_and_the_resume_is_exact(tmp_
     launcher went away and gives the launcher's command with --resume. That command continues exactly: the losses
     after the stop and the final weights are an unbroken run's."""
     from hf_gpt1.training.checkpoints import COMPLETE_MARKER, last_complete_checkpoint
-    from hf_gpt1.training.output_dir import RESULTS_FILE
+    from hf_gpt1.training.run_folder import RESULTS_FILE
     from tests.training.test_crash_resume import _assert_same_losses_after, _max_weight_diff
     from tests.training.test_ddp import LAUNCH_2
 
@@ -389,7 +389,7 @@ def test_a_machine_whose_launcher_dies_stops_every_machine_naming_it(tmp_path):
     import socket
 
     from hf_gpt1.training.checkpoints import COMPLETE_MARKER, last_complete_checkpoint
-    from hf_gpt1.training.output_dir import RESULTS_FILE
+    from hf_gpt1.training.run_folder import RESULTS_FILE
 
     argv, out = _pretrain_argv(tmp_path, max_steps=80)
     argv += ["--disable_tqdm", "true"]

@@ -197,7 +197,7 @@ def test_a_prediction_only_run_draws_no_figure_of_single_dots(tmp_path):
 
 
 def test_a_folder_of_another_run_is_refused_with_the_fix_first_and_briefly(tmp_path):
-    from hf_gpt1.training.output_dir import RUN_FILE, check_output_dir
+    from hf_gpt1.training.run_folder import RUN_FILE, check_output_dir
 
     folder = tmp_path / "run"
     folder.mkdir()

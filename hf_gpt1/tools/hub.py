@@ -35,14 +35,14 @@ from ..modeling_gpt1 import HEADS
 from ..module_names import moved_names
 from ..pipelines import MULTIPLE_CHOICE_TASK, GPT1MultipleChoicePipeline, gpt1_special_token_ids
 from ..tokenization_gpt1 import load_gpt1_tokenizer
-from ..training.output_dir import RESULTS_FILE, RUN_FILE, TASK_FILE
+from ..training.run_folder import RunFolder
 
 _PIPELINE_TAGS = {entry.model.__name__: entry.pipeline_tag for entry in HEADS if entry.pipeline_tag}
 
 __all__ = ["HUB_LICENSES", "card_facts", "check_license", "hub_snapshot", "model_card", "push_finetuned"]
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+def _read_json(path: Path) -> dict[str, Any]:  # the model's config (a run's own files: RunFolder)
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
@@ -214,8 +214,9 @@ def card_facts(
     """
     folder = Path(model_dir)
     config = _read_json(folder / "config.json")
-    run = _read_json(folder / RUN_FILE)
-    results = _read_json(folder / RESULTS_FILE)
+    run_folder = RunFolder(folder)
+    run = run_folder.identity() or {}
+    results = run_folder.results() or {}
     data = run.get("data", {})
     base_model = base_model or run.get("model", {}).get("model_name_or_path")
     if base_model == run.get("model", {}).get("model_name_or_path") and "--model_name_or_path" not in run.get(
@@ -227,8 +228,8 @@ def card_facts(
         license = license or BASE_LICENSES.get(snapshot[0]) or _snapshot_license(base_model)
         base_model = snapshot[0]
     task_name = results.get("task") or data.get("task")
-    if (folder / TASK_FILE).is_file():  # a task its user registered: declared beside the model
-        spec: TaskSpec | None = task_from_file(folder / TASK_FILE)
+    if run_folder.task_file.is_file():  # a task its user registered: declared beside the model
+        spec: TaskSpec | None = task_from_file(run_folder.task_file)
     else:
         spec = get_task(task_name) if task_name else None
     architecture = (config.get("architectures") or ["GPT1PreTrainedModel"])[0]
@@ -400,9 +401,9 @@ def push_finetuned(
         else:
             model.save_pretrained(staging)
             tokenizer.save_pretrained(staging)
-        if (folder / RESULTS_FILE).is_file():
-            results = _without_local_paths(_read_json(folder / RESULTS_FILE), folder)
-            Path(staging, RESULTS_FILE).write_text(json.dumps(results, indent=2, sort_keys=True), encoding="utf-8")
+        if RunFolder(folder).finished:
+            results = _without_local_paths(RunFolder(folder).results(), folder)
+            RunFolder(staging).results_file.write_text(json.dumps(results, indent=2, sort_keys=True), encoding="utf-8")
         card = model_card(folder, repo_id, base_model=base_model, license=license, license_name=license_name)
         Path(staging, "README.md").write_text(card, encoding="utf-8")
         _refuse_leaks(Path(staging), folder)
@@ -420,10 +421,11 @@ def _refuse_unfinished(folder: Path) -> None:
     """A run folder without its final model and results (killed, or still training) is not pushed."""
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder} is not a folder: give the output folder of a fine-tuning run.")
-    if (folder / RUN_FILE).is_file() and not (folder / RESULTS_FILE).is_file():
+    run = RunFolder(folder)
+    if run.run_file.is_file() and not run.finished:
         raise ValueError(
-            f"{folder}: this run did not finish (no {RESULTS_FILE}, its final model is not saved); run its command "
-            "again with --resume to finish it, then push."
+            f"{folder}: this run did not finish (no {run.results_file.name}, its final model is not saved); run its "
+            "command again with --resume to finish it, then push."
         )
     if not (folder / "config.json").is_file():
         raise ValueError(f"{folder} holds no saved model (no config.json): give the output folder of a finished run.")
@@ -432,15 +434,16 @@ def _refuse_unfinished(folder: Path) -> None:
 def _refuse_another_task(folder: Path, config) -> None:
     """A `task.json` that does not describe the task the model was fine-tuned on (replaced after the run) would give
     the card another task and format: refused, naming both."""
-    if not (folder / TASK_FILE).is_file():
+    task_file = RunFolder(folder).task_file
+    if not task_file.is_file():
         return
-    spec = task_from_file(folder / TASK_FILE)
+    spec = task_from_file(task_file)
     fine_tuned = (getattr(config, "finetuned_task", None), getattr(config, "input_format", None))
     labels = {int(k): v for k, v in (config.id2label or {}).items()}
     same = (spec.name, spec.format) == fine_tuned and (spec.id2label is None or spec.id2label == labels)
     if not same:
         raise ValueError(
-            f"{folder / TASK_FILE} describes task {spec.name!r} ({spec.format}, labels {spec.id2label}), but the "
+            f"{task_file} describes task {spec.name!r} ({spec.format}, labels {spec.id2label}), but the "
             f"model was fine-tuned on {fine_tuned[0]!r} ({fine_tuned[1]}, labels {labels}): restore the run's "
             "task.json (the one it wrote), then push."
         )

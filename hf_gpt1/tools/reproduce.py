@@ -47,9 +47,9 @@ from ..data.hub_access import hub_access
 from ..data.tasks import TaskSpec
 from ..module_names import moved_names
 from ..process_control import DRIVER_PID, driver_of
-from ..training.output_dir import RUN_FILE, OutputDirLock
 from ..training.parse import FINETUNE_ARGUMENTS, as_words, given_arguments, recorded_paths
 from ..training.pinned import pin_model
+from ..training.run_folder import RunFolder
 from .reproduce_report import RECORD_SUFFIX, comparable_argv, run_evidence_problem
 
 __all__ = [
@@ -281,12 +281,10 @@ def run_state(run: PlannedRun) -> str:
     checkpointed: continued with --resume), `restart` (an attempt that left nothing to continue: an unreadable record,
     a stop before the first checkpoint, a failure; started again from nothing), `new`, or `other` (the folder holds a
     run with other arguments or other data that finished or checkpointed)."""
-    from ..training.checkpoints import last_complete_checkpoint
-
-    recorded = _record_path(run)
+    recorded, folder = _record_path(run), RunFolder(run.folder)
     started = run.folder.is_dir() and any(run.folder.iterdir())
-    finished = (run.folder / "all_results.json").is_file()
-    kept = finished or (started and last_complete_checkpoint(run.folder) is not None)
+    finished = folder.finished
+    kept = finished or (started and folder.last_complete_checkpoint() is not None)
     try:
         record = json.loads(recorded.read_text()) if recorded.is_file() else None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
@@ -303,8 +301,8 @@ def run_state(run: PlannedRun) -> str:
         return "other"
     if not finished:
         return "partial"
-    identity = json.loads((run.folder / RUN_FILE).read_text())
-    return "other" if changed_input(identity.get("inputs", {})) else "done"
+    identity = folder.identity()  # a finished folder that records no run is not this one
+    return "other" if identity is None or changed_input(identity.get("inputs", {})) else "done"
 
 
 def _record_path(run: PlannedRun) -> Path:
@@ -439,7 +437,7 @@ def _wait_for_live_run(
     Returns:
         None once the folder is free; `_STOPPED` if the queue was stopped meanwhile; else why the run is not run.
     """
-    lock = OutputDirLock(run.folder)
+    lock = RunFolder(run.folder).lock
     waited, said = time.monotonic(), None
     while (holder := lock.in_use()) is not None:
         if said is None or time.monotonic() - said >= remind_s:
@@ -494,7 +492,7 @@ def _finished_record(run: PlannedRun) -> bool:
 def _write_evidence(run: PlannedRun) -> None:
     """The finished run's record, written whole: its arguments, the model and rows it was planned on, and the
     digests of the input files it read (its own record of them: `hf_gpt1_run.json`)."""
-    identity = json.loads((run.folder / RUN_FILE).read_text())
+    identity = RunFolder(run.folder).identity() or {}
     record = {"argv": list(run.argv), "data_sha256": run.data_sha256, "model": run.model,
               "inputs": identity.get("inputs", {}), "finished": True}  # fmt: skip
     write_json_atomic(_record_path(run), record)

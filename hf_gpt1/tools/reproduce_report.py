@@ -28,6 +28,7 @@ from ..data.strict_files import StrictJSONError, read_json
 from ..data.submissions import submission_scores
 from ..data.tasks import get_task
 from ..training.parse import FINETUNE_ARGUMENTS, defaults, given_arguments
+from ..training.run_folder import RunFolder
 from .paper_results import CONDITIONS, PAPER_RESULTS, TABLE5_AVERAGES, TABLE5_TASKS, PaperResult
 
 __all__ = [
@@ -119,7 +120,7 @@ def collect_runs(output_dir: str | Path) -> dict[tuple[str, str], RowRuns]:
         if problem:
             row.excluded[seed] = problem
         else:
-            row.counted[seed] = json.loads((folder / "all_results.json").read_text())
+            row.counted[seed] = RunFolder(folder).results()
     return rows
 
 
@@ -172,10 +173,10 @@ def smoke_flags(argv: Sequence[str]) -> list[str]:
 def run_evidence_problem(folder: Path, argv: Sequence[str], model: str, data_sha256: str | None) -> str | None:
     """Why the run in `folder` is not the planned run (other arguments, model, rows or inputs; not finished), or
     None. The evidence is the run's record, written whole when it finished, and its inputs' digests now."""
-    results = folder / "all_results.json"
+    run = RunFolder(folder)
     record_path = folder.parent / f"{folder.name}{RECORD_SUFFIX}"
-    if not results.is_file():
-        return "not finished (no all_results.json)" if folder.is_dir() else "not run"
+    if not run.finished:
+        return f"not finished (no {run.results_file.name})" if folder.is_dir() else "not run"
     try:
         record = json.loads(record_path.read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
@@ -192,7 +193,7 @@ def run_evidence_problem(folder: Path, argv: Sequence[str], model: str, data_sha
         return f"trained with other arguments ({'; '.join(said)})"
     if record.get("model") != model:
         return f"trained from another model ({record.get('model')}, the plan: {model})"
-    read = json.loads(results.read_text()).get("data_sha256")  # the rows the run itself read
+    read = run.results().get("data_sha256")  # the rows the run itself read
     if data_sha256 is not None and read != data_sha256:
         return f"trained on other rows (data digest {str(read)[:12]}, the plan: {data_sha256[:12]})"
     changed = changed_input(record.get("inputs", {}))
@@ -528,12 +529,11 @@ def check_submission_file(path: Path, task: str) -> None:
         `ValueError`: The first problem, naming the file, the line and what to run again.
     """
     from ..data.files import load_glue_tsv
-    from ..training.output_dir import RUN_FILE
 
     spec = get_task(task)
     split = next(split for split, name in spec.glue_tsv.submission_files.items() if name == path.name)
     again = f"run {path.parent} again (hf-gpt1 reproduce run) to predict it whole"
-    data_dir = json.loads((path.parent / RUN_FILE).read_text()).get("data", {}).get("data_dir")
+    data_dir = (RunFolder(path.parent).identity() or {}).get("data", {}).get("data_dir")
     if data_dir is None:
         raise ValueError(f"{path}: its run read no --data_dir, so its {split} split cannot be checked; {again}.")
     rows = load_glue_tsv(data_dir, spec, split)

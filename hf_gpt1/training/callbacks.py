@@ -9,17 +9,16 @@ import signal
 import statistics
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import torch
 from accelerate import PartialState
 from accelerate.utils import gather, reduce
 from transformers import TrainerCallback
-from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
 from ..process_control import install_stop_handler, launcher_lost, restore_handlers
-from .checkpoints import batch_of, mark_complete, rotate_checkpoints
+from .checkpoints import batch_of
+from .run_folder import RunFolder
 
 __all__ = ["CheckpointCompletion", "GracefulStop", "SpeedMeter", "StepClock"]
 
@@ -173,18 +172,18 @@ class TimeEstimate(TrainerCallback):
 class CheckpointCompletion(TrainerCallback):
     """Marks each checkpoint complete once all its files are written (every process's, for sharded saves), then
     deletes the checkpoints beyond `args.save_total_limit`: never the newest complete one, the
-    best one, or one newer than the newest complete one (`hf_gpt1.training.checkpoints`)."""
+    best one, or one newer than the newest complete one (`hf_gpt1.training.run_folder.RunFolder`)."""
 
     def __init__(self):
         self.started = time.time()  # moved back by a resumed run's earlier time: markers record the run's total
 
     def on_save(self, args, state, control, **kwargs):
-        folder = Path(args.output_dir) / f"{PREFIX_CHECKPOINT_DIR}-{state.global_step}"
+        run = RunFolder.of(args)  # this Trainer's folder: another Trainer of the process rotates its own
         PartialState().wait_for_everyone()
         if args.should_save:
-            mark_complete(folder, state.global_step, elapsed_s=time.time() - self.started, batch=batch_of(args))
+            run.mark_complete(state.global_step, elapsed_s=time.time() - self.started, batch=batch_of(args))
             # 0 or None keeps every checkpoint
-            rotate_checkpoints(folder.parent, args.save_total_limit or None, keep=state.best_model_checkpoint)
+            run.rotate(args.save_total_limit or None, keep=state.best_model_checkpoint)
 
 
 class GracefulStop(TrainerCallback):

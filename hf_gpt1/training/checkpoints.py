@@ -7,12 +7,14 @@ missing its optimizer or trainer state. `GPT1Trainer` therefore writes, after ev
 (fsynced), a marker recording each file's size and SHA-256 ([`mark_complete`]); a checkpoint counts only with its
 marker and only while its files still have those sizes ([`checkpoint_problem`]). Rotation (`save_total_limit`) deletes
 old checkpoints only once a newer one is complete ([`rotate_checkpoints`]), and a resume falls back past a checkpoint
-that was damaged after it was written ([`resume_checkpoint`]): one whose files no longer have the contents recorded
+that was damaged after it was written ([`usable_checkpoint`]): one whose files no longer have the contents recorded
 at completion (weights half zeros at the same size, say) is named and the one before it is used.
 
 This module owns checkpoint digests: they are taken in [`mark_complete`] (one read of each file, which the write has
-just left in the page cache, in the pass that flushes it to disk) and compared in [`resume_checkpoint`], which every
-command resumes through; the cheap checks (sizes, the weights' header) serve rotation and the messages.
+just left in the page cache, in the pass that flushes it to disk) and compared in [`usable_checkpoint`], which every
+command resumes through (its run folder's owner asks it: `hf_gpt1.training.run_folder.RunFolder.resume_checkpoint`);
+the cheap checks (sizes, the weights' header) serve rotation and the messages. Which folder a checkpoint is in, and
+when it is marked and rotated, is the run folder's (`hf_gpt1.training.run_folder.RunFolder`).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from ..data.atomic import write_json_atomic
 from ..data.hub_access import hub_access
 from ..data.strict_files import StrictJSONError, read_json
 from ..modeling_gpt1 import stored_shape
+from ..module_names import moved_names
 
 logger = logging.getLogger(__name__)
 
@@ -56,9 +59,17 @@ __all__ = [
     "load_checkpoint",
     "load_config",
     "mark_complete",
-    "resume_checkpoint",
     "rotate_checkpoints",
 ]
+
+# a run resumes through its folder's owner: hf_gpt1.training.run_folder.RunFolder.resume_checkpoint
+__getattr__ = moved_names(__name__, ("hf_gpt1.training.run_folder",), ("resume_checkpoint",))
+
+
+def _marker(folder: str | os.PathLike) -> Any:
+    """The completion marker of the checkpoint in `folder`, read strictly (`OSError`: none; `StrictJSONError`:
+    damaged)."""
+    return read_json(Path(folder) / COMPLETE_MARKER)
 
 
 def _sha256(f: Any) -> str:
@@ -80,7 +91,7 @@ def _digest_and_sync(path: Path) -> str:
 
 def batch_of(args: Any) -> dict[str, int]:
     """How a launch batches: its processes, rows per device and accumulation (a checkpoint records it, and a resume
-    compares: [`resume_checkpoint`])."""
+    compares: [`batch_change`])."""
     return {
         "world_size": max(int(args.world_size), 1),
         "per_device": int(args.per_device_train_batch_size),
@@ -117,7 +128,7 @@ def mark_complete(
 def checkpoint_elapsed(folder: str | os.PathLike) -> float:
     """The run's time when `folder` was saved (0 for a checkpoint that did not record it)."""
     try:
-        return float(json.loads((Path(folder) / COMPLETE_MARKER).read_text(encoding="utf-8")).get("elapsed_s", 0.0))
+        return float(_marker(folder).get("elapsed_s", 0.0))
     except (OSError, ValueError, AttributeError):
         return 0.0
 
@@ -131,8 +142,8 @@ def checkpoint_problem(folder: str | os.PathLike) -> str | None:
     if not marker.is_file():
         return "it was never completed (no completion marker: the run stopped while saving it)"
     try:
-        files = json.loads(marker.read_text(encoding="utf-8")).get("files", {})
-    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
+        files = _marker(folder).get("files", {})
+    except (StrictJSONError, AttributeError):
         return f"its completion marker {marker.name} is damaged"
     for name, size in files.items():
         path = folder / name
@@ -157,8 +168,8 @@ def digest_problem(folder: str | os.PathLike) -> str | None:
     completion marker recorded), or None. A marker written before digests were recorded has none to compare."""
     folder = Path(folder)
     try:
-        digests = json.loads((folder / COMPLETE_MARKER).read_text(encoding="utf-8")).get("sha256") or {}
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError, AttributeError):
+        digests = _marker(folder).get("sha256") or {}
+    except (OSError, StrictJSONError, AttributeError):
         return f"its completion marker {COMPLETE_MARKER} is damaged"
     for name, recorded in sorted(digests.items()):
         path = folder / name
@@ -210,10 +221,10 @@ def last_complete_checkpoint(output_dir: str | os.PathLike) -> str | None:
     A newer checkpoint that is incomplete or damaged is skipped with a warning that names it and says why, so a
     resume continues from the previous good one instead of failing on a truncated file.
     """
-    return _usable_checkpoint(output_dir)[0]
+    return usable_checkpoint(output_dir)[0]
 
 
-def _usable_checkpoint(output_dir: str | os.PathLike, load_states: bool = False) -> tuple[str | None, list[str]]:
+def usable_checkpoint(output_dir: str | os.PathLike, load_states: bool = False) -> tuple[str | None, list[str]]:
     """The newest usable checkpoint (or None) and, for each newer one skipped, why. With `load_states` (what a resume
     reads), its optimizer, scheduler and RNG states must also load as tensors only, and every file must still have
     the digest recorded when it was completed."""
@@ -240,37 +251,6 @@ def _state_problem(folder: Path) -> str | None:
             first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
             return f"{path.name} does not load as tensors only ({first[:160]}): replaced by another file?"
     return None
-
-
-def resume_checkpoint(args: Any, train_dataset: Any = None, unit: str = "rows") -> str | None:
-    """The checkpoint `--resume` continues from (None: no resume, or no complete checkpoint yet), said on the main
-    process with every newer checkpoint it did not use and why (a file changed since it was completed, or its states
-    would not all have loaded). Every command resumes through it (pre-training and fine-tuning).
-
-    A launch that batches otherwise than the one that wrote the checkpoint (another number of processes, rows per
-    device or accumulation: [`batch_of`]) is compared with it here, before the run writes anything:
-
-    * the same global batch keeps the data position exact (Trainer skips `global_step` global batches of the epoch's
-      order, whatever their split), and the start says so;
-    * another global batch moves it (the run had read `step × old batch` rows of the epoch; it continues after
-      `step × new batch`). Under a learning-rate schedule planned in updates (every schedule but `constant`) that
-      would corrupt the run, so it is refused in one line naming the batch flags that restore the recorded global
-      batch; under a constant one, the start says which rows are read again or skipped.
-
-    `train_dataset`: the run's training set (its length places the epoch boundaries; None or a stream: one endless
-    epoch); `unit`: what its rows are called ("windows" in pre-training).
-    """
-    if not args.resume:
-        return None
-    checkpoint, skipped = _usable_checkpoint(args.output_dir, load_states=True)
-    lines = _batch_change(args, Path(checkpoint), train_dataset, unit) if checkpoint else []  # may refuse
-    if args.process_index == 0:
-        print(f"Resuming from {checkpoint or 'the start (no complete checkpoint yet)'}", flush=True)
-        for line in skipped:
-            print(f"  warning: {line}", flush=True)
-        for line in lines:
-            print(f"  note: {line}", flush=True)
-    return checkpoint
 
 
 def _describe(batch: dict[str, int]) -> str:
@@ -316,11 +296,11 @@ def _restoring_flags(recorded: dict[str, int], now: dict[str, int]) -> str:
     return f"pass --per_device_train_batch_size {per_device} --gradient_accumulation_steps {per_process // per_device}"
 
 
-def _batch_change(args: Any, checkpoint: Path, train_dataset: Any, unit: str) -> list[str]:
+def batch_change(args: Any, checkpoint: Path, train_dataset: Any, unit: str) -> list[str]:
     """What resuming `checkpoint` under this launch's batching changes, for the start; raises `ValueError` for a
-    change that would corrupt the run (see [`resume_checkpoint`])."""
+    change that would corrupt the run (see `RunFolder.resume_checkpoint`)."""
     try:
-        marker = json.loads((checkpoint / COMPLETE_MARKER).read_text(encoding="utf-8"))
+        marker = _marker(checkpoint)
     except (OSError, ValueError):
         marker = {}
     recorded, now = marker.get("batch"), batch_of(args)

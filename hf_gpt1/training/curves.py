@@ -10,10 +10,12 @@ from typing import Any
 
 from ..data.atomic import write_figure_atomic
 from ..data.metrics import is_score
+from ..module_names import moved_names
 
-__all__ = ["CURVES_FILE", "learning_curves", "write_curves"]
+__all__ = ["learning_curves", "write_curves"]
 
-CURVES_FILE = "curves.png"
+# where a run's curves go is its folder's: hf_gpt1.training.run_folder.RunFolder.curves_file
+__getattr__ = moved_names(__name__, ("hf_gpt1.training.run_folder",), ("CURVES_FILE",))
 # the training log's names → what the curve shows ("loss" is L3 when fine-tuning, L1 when pre-training)
 TRAINING_LOSSES = {"loss": "training loss", "clf_loss": "training L2", "lm_loss": "training L1"}
 

@@ -20,7 +20,6 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import datasets
@@ -30,7 +29,6 @@ import torch
 from transformers import EvalPrediction, set_seed
 
 from ..configuration_gpt1 import GPT1Config
-from ..data.atomic import write_json_atomic
 from ..data.files import check_unique_ids, load_task_splits, task_folder
 from ..data.fingerprint import rows_digest
 from ..data.metrics import baseline_name, load_metric, prediction_warnings, score_with_baselines
@@ -53,7 +51,7 @@ from .arguments import (
     new_model_dtype,
     planned_updates,
 )
-from .checkpoints import check_model_path, load_checkpoint, load_config, model_hub_access, resume_checkpoint
+from .checkpoints import check_model_path, load_checkpoint, load_config, model_hub_access
 from .flags import flags_for_inputs, flags_of, in_flags
 from .launch import (
     COMPILE_PAYS_OFF_UPDATES,
@@ -64,10 +62,10 @@ from .launch import (
     settle_launch,
 )
 from .memory import apply_memory_arguments
-from .output_dir import TASK_FILE, check_output_dir, check_planned_inputs, claimed, run_identity
 from .pinned import PinnedModel, pinned_arguments, pins_record, plan_model_inputs
 from .precision import weights_dtype
 from .results import format_metrics, logged_metrics, print_start, save_results
+from .run_folder import RunFolder, check_output_dir, check_planned_inputs, run_identity
 from .trainer import GPT1Trainer
 
 logger = logging.getLogger(__name__)
@@ -251,10 +249,11 @@ def execute_finetuning(plan: FinetunePlan, notes: Sequence[str] = ()) -> dict[st
         compute_metrics=_metric_fn(spec),
     )
     # a resume's checkpoint, compared with this launch's batching (it may refuse): before the folder is claimed
-    resumed = resume_checkpoint(args, processed["train"]) if args.do_train else None
-    with claimed(args, plan.identity):
+    run = RunFolder(args.output_dir)
+    resumed = run.resume_checkpoint(args, processed["train"]) if args.do_train else None
+    with run.claimed(args, plan.identity):
         if spec.name not in BUILTIN_TASKS and trainer.is_world_process_zero():  # later tools learn the task here
-            write_json_atomic(Path(args.output_dir) / TASK_FILE, task_to_dict(spec))
+            run.write_task(task_to_dict(spec))
         print_start(trainer, plan.title, [*_batch_note(args), *plan.notes], notes)
         train_result = None
         if args.do_train:

@@ -50,18 +50,16 @@ from .arguments import (
 from .callbacks import TimeEstimate
 from .checkpoints import (
     check_model_path,
-    last_complete_checkpoint,
     load_checkpoint,
     model_hub_access,
-    resume_checkpoint,
 )
 from .flags import flags_for_inputs, flags_of
 from .launch import machine_by_machine, precision_engine, settle_launch
 from .memory import apply_memory_arguments
-from .output_dir import check_output_dir, check_planned_inputs, check_recorded_digests, claimed, run_identity
 from .pinned import PinnedModel, pinned_arguments, pins_record, plan_model_inputs
 from .precision import weights_dtype
 from .results import logged_metrics, print_start, save_results
+from .run_folder import RunFolder, check_output_dir, check_planned_inputs, check_recorded_digests, run_identity
 from .trainer import PretrainTrainer
 
 __all__ = ["PretrainPlan", "execute_pretraining", "plan_pretraining", "run_pretraining"]
@@ -223,8 +221,9 @@ def execute_pretraining(plan: PretrainPlan, notes: Sequence[str] = ()) -> dict[s
     )
     trainer.add_callback(TimeEstimate(trainer.speed, after=TIME_ESTIMATE_AFTER))
     # a resume's checkpoint, compared with this launch's batching (it may refuse): before the folder is claimed
-    resumed = resume_checkpoint(args, train, unit="windows")
-    with claimed(args, identity):
+    run = RunFolder(args.output_dir)
+    resumed = run.resume_checkpoint(args, train, unit="windows")
+    with run.claimed(args, identity):
         print_start(trainer, "pretrain", lines, notes)
         train_result = trainer.train(resume_from_checkpoint=resumed)
         trainer.save_model()
@@ -345,7 +344,7 @@ def _tokenizer(model_args: PretrainModelArguments, args: PretrainTrainingArgumen
     """The given tokenizer (the model's), the one this run trained before it stopped, or a BPE trained on the corpus
     (once, on the main process, and shared over the process group)."""
     source = model_args.tokenizer_name_or_path or model_args.model_name_or_path  # checked by the plan
-    resumed = last_complete_checkpoint(args.output_dir) if args.resume else None
+    resumed = RunFolder(args.output_dir).last_complete_checkpoint() if args.resume else None
     if not source and resumed:
         source = resumed  # the BPE this run trained before it stopped (not trained again)
     if source:

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 from transformers.trainer_utils import TrainOutput
 
-from ..data.atomic import WRITE_FAILURES, atomic_save, write_failure, write_json_atomic
+from ..data.atomic import WRITE_FAILURES, atomic_save, write_failure
 from ..data.metrics import scores_and_baselines
 from .arguments import RecipeTrainingArguments
 from .callbacks import format_duration
-from .curves import CURVES_FILE, write_curves
+from .curves import write_curves
 from .launch import quiet_replicas
-from .output_dir import RESULTS_FILE
+from .run_folder import RunFolder
 
 if TYPE_CHECKING:  # annotations only: formatting results imports no Trainer
     from .trainer import GPT1Trainer
@@ -102,7 +102,7 @@ def save_results(
     """Adds the training metrics (with the steady-state speed) to `results`, then, on the main process, saves the
     tokenizer beside the model, writes `all_results.json` and prints the summary: `title`, `lines`, where things are.
     Called on every process (the speed's token count is summed over them). Returns the results."""
-    args = trainer.args
+    args, run = trainer.args, RunFolder.of(trainer.args)
     if train_result is not None:
         speed = trainer.speed.summary()
         results = {"train": {**train_result.metrics, "steady_state": speed}, **results}
@@ -112,10 +112,10 @@ def save_results(
             lines = [_speed_line(speed, args), *lines]
     if trainer.is_world_process_zero():
         if train_result is None:  # a training run saved its tokenizer with the model
-            with atomic_save(args.output_dir) as staging:
+            with atomic_save(run.path) as staging:
                 trainer.processing_class.save_pretrained(staging)
-        write_json_atomic(Path(args.output_dir) / RESULTS_FILE, results)  # the result: from here the run is complete
-        curves, not_drawn = _draw_curves(trainer.state.log_history, Path(args.output_dir) / CURVES_FILE, title)
+        run.write_results(results)  # the result: from here the run is complete
+        curves, not_drawn = _draw_curves(trainer.state.log_history, run.curves_file, title)
         session = time.time() - started
         earlier = trainer.earlier_training_s
         took = format_duration(session + earlier)
@@ -125,14 +125,14 @@ def save_results(
         for line in lines:
             print(f"  {line}")
         if args.do_train:
-            print(f"  model + tokenizer: {args.output_dir}")
-        print(f"  results: {Path(args.output_dir) / RESULTS_FILE}", flush=True)
+            print(f"  model + tokenizer: {run.path}")
+        print(f"  results: {run.results_file}", flush=True)
         if curves is not None:
             print(f"  learning curves: {curves}", flush=True)
         if not_drawn is not None:
             print(
-                f"  warning: the learning curves were not drawn ({Path(args.output_dir) / CURVES_FILE}: {not_drawn}); "
-                f"the run is complete, its results are in {Path(args.output_dir) / RESULTS_FILE}",
+                f"  warning: the learning curves were not drawn ({run.curves_file}: {not_drawn}); "
+                f"the run is complete, its results are in {run.results_file}",
                 flush=True,
             )
     return results

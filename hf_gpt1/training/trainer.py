@@ -31,8 +31,9 @@ from transformers.trainer_utils import has_length
 from ..data.atomic import atomic_save, write_failure
 from ..errors import TrainingError, TrainingInterrupted
 from .callbacks import CheckpointCompletion, GracefulStop, SpeedMeter
-from .checkpoints import COMPLETE_MARKER, checkpoint_elapsed, last_complete_checkpoint
+from .checkpoints import COMPLETE_MARKER, checkpoint_elapsed
 from .precision import master_weight_optimizer
+from .run_folder import RunFolder
 
 __all__ = [
     "RESUME_OVERRIDES",
@@ -152,13 +153,18 @@ class GPT1Trainer(Trainer):
                 raise
             raise self._save_error(Path(folder), err) from err
         if self.stop.received:
-            last = last_complete_checkpoint(self.args.output_dir)
+            last = self.run_folder.last_complete_checkpoint()
             raise TrainingInterrupted(
                 f"Stopped on {self.stop.what} at step {self.state.global_step}; "
                 f"{last or 'no checkpoint'} holds the run so far.",
                 self.stop.received,
             )
         return result
+
+    @property
+    def run_folder(self) -> RunFolder:
+        """The folder this Trainer's run writes (`--output_dir`), whose owner marks and rotates its checkpoints."""
+        return RunFolder.of(self.args)
 
     def _save_checkpoint(self, model, trial) -> None:
         with self._trainer_rotation_withheld():  # CheckpointCompletion rotates, once the marker is written
@@ -298,7 +304,7 @@ class GPT1Trainer(Trainer):
                 super().save_model(output_dir)
                 return
             # the final model: each file whole or not at all (a checkpoint has its completion marker instead)
-            with atomic_save(output_dir or self.args.output_dir) as staging:
+            with atomic_save(output_dir or self.run_folder.path) as staging:
                 super().save_model(str(staging))
 
     @contextlib.contextmanager
@@ -319,7 +325,7 @@ class GPT1Trainer(Trainer):
             plugin.state_dict_type, plugin.state_dict_config, plugin.optim_state_dict_config = kept
 
     def _stop_on_non_finite(self, what: str) -> None:
-        last = last_complete_checkpoint(self.args.output_dir)
+        last = self.run_folder.last_complete_checkpoint()
         resume = f"the last good checkpoint is {last}" if last else "no checkpoint was written before it"
         raise TrainingError(
             f"Training stopped at step {self.state.global_step}: {what}, so the weights are no longer usable and "
@@ -337,7 +343,7 @@ class GPT1Trainer(Trainer):
             cause, fix = f"the file system holding {folder.parent} is read-only", "Make it writable"
         else:
             cause, fix = f"the disk holding {folder.parent} is full", "Free space"
-        last = last_complete_checkpoint(folder.parent)
+        last = RunFolder(folder.parent).last_complete_checkpoint()
         resume = f"--resume continues from {last}" if last else "no complete checkpoint exists yet"
         return TrainingError(f"Could not write {folder}: {cause}. {fix}, then rerun with --resume; {resume}.")
 

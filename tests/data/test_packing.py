@@ -21,7 +21,7 @@ from hf_gpt1.data import packing
 from hf_gpt1.data.files import load_corpus
 from hf_gpt1.data.packing import TextCorpus, pack_corpus, pack_windows, stream_corpus, window_collator
 from hf_gpt1.tokenization_gpt1 import original_tokenizer
-from hf_gpt1.training.output_dir import RUN_FILE
+from hf_gpt1.training.run_folder import RUN_FILE
 from tests.utils import COMMON, overridden, run_cli, shared_data
 
 

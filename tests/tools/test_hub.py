@@ -28,7 +28,7 @@ from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
 from hf_gpt1.tools.hub import card_facts, model_card, push_finetuned
 from hf_gpt1.training.arguments import ModelArguments
 from hf_gpt1.training.finetune import build_model
-from hf_gpt1.training.output_dir import RUN_FILE
+from hf_gpt1.training.run_folder import RUN_FILE
 from tests.tools.hub_standin import HubStandIn
 from tests.utils import tiny_config_for
 

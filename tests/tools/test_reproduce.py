@@ -172,7 +172,7 @@ def _predicted(root: Path, task: str, seed: int, score: float, data_dir: Path) -
     """A finished run of `task` that predicted its GLUE test split(s) of `data_dir` (a label per row)."""
     from hf_gpt1.data.files import load_glue_tsv
     from hf_gpt1.data.tasks import get_task
-    from hf_gpt1.training.output_dir import RUN_FILE
+    from hf_gpt1.training.run_folder import RUN_FILE
 
     spec = get_task(task)
     split = spec.eval_splits[0]
@@ -396,7 +396,7 @@ def test_a_glue_task_missing_from_data_dir_is_one_line_before_any_run(glue_slice
 def test_a_finished_run_on_other_rows_is_not_reused(tmp_path):
     """The same arguments on rows that changed (a Hub copy revised since, a GLUE file replaced) are another run."""
     from hf_gpt1.tools.reproduce import PlannedRun, run_state
-    from hf_gpt1.training.output_dir import RUN_FILE
+    from hf_gpt1.training.run_folder import RUN_FILE
 
     folder = tmp_path / "rte" / "full" / "seed-0"
     folder.mkdir(parents=True)
@@ -414,7 +414,7 @@ def test_a_finished_run_is_reused_whatever_spelling_names_its_data(tmp_path, mon
     """`--data_dir glue/`, `./glue` and `glue` are one folder: a finished run is reused under any of them, and a
     run's identity records the folder one way (so `--resume` is not refused for a spelling either)."""
     from hf_gpt1.tools.reproduce import PlannedRun, run_state
-    from hf_gpt1.training.output_dir import RUN_FILE, run_identity
+    from hf_gpt1.training.run_folder import RUN_FILE, run_identity
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "glue").mkdir()
@@ -441,7 +441,7 @@ def _finished_without_its_driver(tmp_path: Path):
     """A run folder whose run finished (all_results.json, its identity) after its driver died: no evidence record
     says it finished, only the arguments the driver wrote before starting it."""
     from hf_gpt1.tools.reproduce import PlannedRun
-    from hf_gpt1.training.output_dir import RUN_FILE
+    from hf_gpt1.training.run_folder import RUN_FILE
 
     root = tmp_path / "reproduce"
     folder = _run(root, "rte", "full", 0, validation={"accuracy": 0.6})
@@ -496,7 +496,7 @@ def _hold(folder, seconds: float, driver: int | None):
     if driver is not None:
         env[DRIVER_PID] = str(driver)
     holder = subprocess.Popen([sys.executable, "-c", "import sys, time\n"
-                               "from hf_gpt1.training.output_dir import OutputDirLock\n"
+                               "from hf_gpt1.training.run_folder import OutputDirLock\n"
                                f"OutputDirLock({str(folder)!r}).acquire(); print('held', flush=True); "
                                f"time.sleep({seconds})"], stdout=subprocess.PIPE, text=True, env=env)  # fmt: skip
     assert holder.stdout.readline().strip() == "held"
@@ -852,7 +852,7 @@ def test_the_smoke_budget_is_seen_in_any_spelling(tmp_path):
 )
 def test_a_finished_run_is_recognised_by_its_parsed_arguments(recorded, planned, tmp_path):
     from hf_gpt1.tools.reproduce import PlannedRun, run_state
-    from hf_gpt1.training.output_dir import RUN_FILE
+    from hf_gpt1.training.run_folder import RUN_FILE
 
     folder = tmp_path / "rte" / "full" / "seed-0"
     folder.mkdir(parents=True)
@@ -890,7 +890,7 @@ def test_the_same_matrix_from_another_working_folder_is_the_same_runs(glue_slice
     from hf_gpt1.data.tasks import get_task
     from hf_gpt1.tools.reproduce import _write_evidence, plan_runs, resolve_model, run_state, task_data
     from hf_gpt1.tools.reproduce_report import run_evidence_problem
-    from hf_gpt1.training.output_dir import RUN_FILE
+    from hf_gpt1.training.run_folder import RUN_FILE
 
     project = tmp_path / "project"
     (project / "elsewhere").mkdir(parents=True)

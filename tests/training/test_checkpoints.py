@@ -25,9 +25,9 @@ from hf_gpt1.training.checkpoints import (
     checkpoint_problem,
     last_complete_checkpoint,
     mark_complete,
-    resume_checkpoint,
     rotate_checkpoints,
 )
+from hf_gpt1.training.run_folder import resume_checkpoint
 from tests.utils import (
     COMMON,
     TINY_LM,

@@ -1,6 +1,6 @@
 # Copyright 2026 The hf_gpt1 authors.
 # SPDX-License-Identifier: Apache-2.0
-"""The output folder of a run (hf_gpt1.training.output_dir): the checks, the claim, and the lock that keeps two runs
+"""The output folder of a run (hf_gpt1.training.run_folder): the checks, the claim, and the lock that keeps two runs
 out of one folder (and is taken over from a dead run)."""
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import pytest
 
 from hf_gpt1.commands.glue import main as glue_main
 from hf_gpt1.commands.pretrain import main as pretrain_main
-from hf_gpt1.training import output_dir
+from hf_gpt1.training import run_folder
 from hf_gpt1.training.arguments import RecipeTrainingArguments
-from hf_gpt1.training.output_dir import LOCK_FILE, RUN_FILE, OutputDirLock, check_output_dir, claimed
+from hf_gpt1.training.run_folder import LOCK_FILE, RUN_FILE, OutputDirLock, check_output_dir, claimed
 from tests.utils import COMMON, REPO_ROOT, _rte_jsonl, _same_size_and_time, fail_writes_to, predict_args, run_cli
 
 RUN = {"recipe": "glue", "data": {"task": "rte"}}
@@ -57,7 +57,7 @@ def test_output_dir_that_cannot_be_used(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="holds no run to resume"):
         check_output_dir(tmp_path / "new", RUN, overwrite=False, resume=True)
     monkeypatch.setattr(
-        output_dir.os, "access", lambda path, mode: False
+        run_folder.os, "access", lambda path, mode: False
     )  # a read-only parent (root may write anywhere)
     with pytest.raises(PermissionError, match="is not writable"):
         check_output_dir(tmp_path / "new" / "deeper", RUN, overwrite=False, resume=False)
@@ -77,7 +77,7 @@ def test_claiming_with_overwrite_empties_the_folder_but_keeps_its_lock(tmp_path)
 
 HOLD = """
 import sys, time
-from hf_gpt1.training.output_dir import OutputDirLock
+from hf_gpt1.training.run_folder import OutputDirLock
 OutputDirLock(sys.argv[1]).acquire()
 print("locked", flush=True)
 time.sleep(120)

@@ -16,7 +16,7 @@ from safetensors.torch import load_file
 from hf_gpt1.commands.command_line import parse_recipe_args
 from hf_gpt1.commands.glue import ARGUMENTS
 from hf_gpt1.training.finetune import execute_finetuning, plan_finetuning
-from hf_gpt1.training.output_dir import RUN_FILE
+from hf_gpt1.training.run_folder import RUN_FILE
 from tests.utils import glue_args
 
 SHORT = ["--max_train_samples", "16", "--max_eval_samples", "8", "--do_predict", "false", "--save_strategy", "no"]

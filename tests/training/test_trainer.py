@@ -21,10 +21,10 @@ from hf_gpt1 import GPT1ForSequenceClassification, GPT1LMHeadModel
 from hf_gpt1.commands.command_line import parse_recipe_args
 from hf_gpt1.data import atomic as atomic_module
 from hf_gpt1.data.transforms import GPT1ClassificationCollator
-from hf_gpt1.training import callbacks as callbacks_module
 from hf_gpt1.training import launch
 from hf_gpt1.training.arguments import RecipeTrainingArguments
 from hf_gpt1.training.checkpoints import last_complete_checkpoint
+from hf_gpt1.training.run_folder import RunFolder
 from hf_gpt1.training.trainer import GPT1Trainer, TrainingError
 from tests.utils import DELIM, EXTRACT, PAD, REPO_ROOT, START, tiny_config
 
@@ -140,14 +140,14 @@ def test_rotation_never_deletes_the_last_complete_checkpoint(tmp_path, monkeypat
     """`--save_total_limit 1`: a kill between writing checkpoint-8's files and its completion marker (injected
     exactly there) must leave checkpoint-4 complete; transformers alone deletes it before the marker exists."""
     trainer = lm_trainer(tmp_path, max_steps=8, save_strategy="steps", save_steps=4, save_total_limit=1)
-    original = callbacks_module.mark_complete
+    original = RunFolder.mark_complete  # the owner marks each checkpoint complete, then rotates
 
-    def mark_or_die(folder, step, **kwargs):
+    def mark_or_die(run, step, **kwargs):
         if step == 8:
             raise KillAt("killed before checkpoint-8 was marked complete")
-        original(folder, step, **kwargs)
+        original(run, step, **kwargs)
 
-    monkeypatch.setattr(callbacks_module, "mark_complete", mark_or_die)
+    monkeypatch.setattr(RunFolder, "mark_complete", mark_or_die)
     with pytest.raises(KillAt):
         trainer.train()
     out = tmp_path / "out"
