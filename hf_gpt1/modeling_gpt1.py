@@ -174,6 +174,9 @@ class GPT1Attention(nn.Module):
         # Attention maps asked for: this call computes them (the fused kernels never materialise them).
         implementation = "eager" if kwargs.get("output_attentions") else self.config._attn_implementation
         attention_interface: Callable = ALL_ATTENTION_FUNCTIONS.get_interface(implementation, eager_attention_forward)
+        if implementation == "sdpa" and getattr(past_key_values, "is_compileable", False):
+            # a static cache: the decode step may take the split-KV kernel (kernels.SPLIT_KV_DECODE_DEVICES)
+            kwargs = {**kwargs, "static_cache": True}
         attn_output, attn_weights = attention_interface(
             self,
             query,
