@@ -16,7 +16,10 @@ of time is recorded as such and the others still run):
   RTE, a smaller file);
 * `fsdp`, `deepspeed_zero2`, `deepspeed_zero3`: the sharding engines on one GPU, `--bf16` (engine's mixed precision):
   train, killed and `--resume`d, `from_pretrained` (`benchmarks/engine_check.py`);
-* `tests`: the test files that hold the CUDA tests, with CUDA visible.
+* `tests`: the test files that hold the CUDA tests, with CUDA visible;
+* `generate`: decoding tokens/s at b1 and b8 (32 + 256 tokens, greedy), transformers' loop against the default
+  device loop (`benchmarks/bench_decoding.py`), with and without the split-KV decode attention, and whether each
+  gives transformers' tokens (greedy; seeded sampling at b8).
 
 `--report DIR...` builds `gpu_check.json` and `gpu_check.md` from stage folders (several calls' results merge).
 `--dry-run`: the same stages at toy sizes on the CPU (what CI runs: the mechanics, not the numbers).
@@ -38,7 +41,7 @@ DATA = REPO.parent / "shared" / "data"
 NOMINAL_TFLOPS = 989.0  # dense bf16 tensor-core peak of an H100 SXM and an H200 (datasheets), MFU's denominator
 # in the order they run; the sharding engines' stages are benchmarks/engine_check.py's engines
 ENGINES = ("fsdp", "deepspeed_zero2", "deepspeed_zero3")
-STAGES = ("bench", "profile", "pretrain", "glue", *ENGINES, "tests", "bench_compile")
+STAGES = ("bench", "profile", "pretrain", "glue", *ENGINES, "tests", "bench_compile", "generate")
 GPT1 = ["--n_layer", "12", "--n_embd", "768", "--n_head", "12", "--n_positions", "512"]
 TOY = ["--n_layer", "2", "--n_embd", "64", "--n_head", "4", "--n_positions", "64"]
 # The profile stage's cases (benchmarks/step_profile.py): the recipes' steps compiled, with and without CUDA graphs
@@ -90,6 +93,11 @@ def stage_commands(dry: bool, work: Path, out: Path) -> dict[str, tuple[list[str
             + ["--max_train_samples", "200" if dry else "40000", "--do_predict", "false", *common]
             + ([] if dry else ["--torch_compile", "true"]),  # compiled, as a run past COMPILE_PAYS_OFF_UPDATES is
             150,
+        ),
+        "generate": (
+            [py, "benchmarks/bench_decoding.py", "--model", str(work / "gpt1"), *dry_flag]
+            + (["--batches", "1,8", "--new-tokens", "4", "--repeats", "1"] if dry else ["--split-kv-off"]),
+            300,
         ),
         "tests": (
             [py, "-m", "pytest", "-q", "-m", "not slow", "-p", "no:cacheprovider", "tests/test_host_reads.py"]
@@ -158,7 +166,7 @@ def collect(stage: str, work: Path, out: Path, record: dict) -> dict:
     if stage in ("bench", "bench_compile"):
         raw = out / f"{stage}_raw.json"
         return {"rows": json.loads(raw.read_text()).get("rows", [])} if raw.exists() else {}
-    if stage == "profile" or stage in ENGINES:
+    if stage in ("profile", "generate") or stage in ENGINES:
         try:
             return {stage: json.loads(record.pop("stdout_last_line"))}
         except (json.JSONDecodeError, KeyError):
@@ -222,6 +230,23 @@ def targets(stages: dict) -> list[dict]:
         if gen:
             best = max(gen["ours_tok_s"], gen.get("ours_static_tok_s", 0.0))
             add(f"generation {b} tok/s (best of dynamic/static)", round(best), f"≥ {target:,}", best >= target)
+    decoding = stages.get("generate", {}).get("generate") or {}
+    for b, target in (("b1", 1500), ("b8", 10000)):
+        gen = decoding.get(b)
+        if gen:  # the bound still open where missed: the host's replay per token, or the step's own GPU time
+            device = gen["device_tok_s"]
+            add(f"generate {b} tok/s, default device loop (bound if missed: one graph replay a token, or the "
+                "step's GPU time; profile decode_b1)", round(device), f"≥ {target:,}", device >= target)  # fmt: skip
+            add(f"generate {b} tok/s, transformers' loop (last round's default)", round(gen["transformers_tok_s"]),
+                "-", None)  # fmt: skip
+            if "device_sdpa_tok_s" in gen:
+                add(f"generate {b} tok/s, device loop with SDPA (split-KV off)", round(gen["device_sdpa_tok_s"]),
+                    "-", None)  # fmt: skip
+            add(f"generate {b}: device loop gives transformers' greedy tokens", gen["device_equals_transformers"],
+                "True", gen["device_equals_transformers"])  # fmt: skip
+            if "sampling_equals_transformers" in gen:
+                same = gen["sampling_equals_transformers"]
+                add(f"generate {b}: the same seeded samples (compiled logits may round apart)", same, "True", same)
     pretrain = stages.get("pretrain", {}).get("train", {}).get("steady_state")
     if pretrain:
         flops = 6 * (85_054_464 + 40_481 * 768) + 12 * 12 * 768 * 512  # GPT-1: body + tied head, attention at 512

@@ -24,7 +24,7 @@ from transformers.activations import ACT2FN
 from transformers.cache_utils import Cache, DynamicCache
 from transformers.conversion_mapping import register_checkpoint_conversion_mapping
 from transformers.core_model_loading import ConversionOps, WeightConverter
-from transformers.generation import GenerationMixin
+from transformers.generation import GenerationMixin, LogitsProcessorList, StoppingCriteriaList
 from transformers.masking_utils import create_causal_mask
 from transformers.modeling_layers import GradientCheckpointingLayer
 from transformers.modeling_outputs import BaseModelOutputWithPast, CausalLMOutputWithPast
@@ -35,6 +35,7 @@ from transformers.utils.generic import merge_with_config_defaults
 from transformers.utils.output_capturing import OutputRecorder, capture_outputs
 
 from .configuration_gpt1 import GPT1Config  # importing it checks the transformers version (remote code)
+from .decoding import device_loop_refusal, sample_on_device
 from .formats import IGNORE_INDEX, INPUT_FORMATS
 from .kernels import GPT1Dropout, drop_where, dropout_mask, linear_cross_entropy, sdpa_attention_forward
 
@@ -174,6 +175,9 @@ class GPT1Attention(nn.Module):
         # Attention maps asked for: this call computes them (the fused kernels never materialise them).
         implementation = "eager" if kwargs.get("output_attentions") else self.config._attn_implementation
         attention_interface: Callable = ALL_ATTENTION_FUNCTIONS.get_interface(implementation, eager_attention_forward)
+        if implementation == "sdpa" and getattr(past_key_values, "is_compileable", False):
+            # a static cache: the decode step may take the split-KV kernel (kernels.SPLIT_KV_DECODE_DEVICES)
+            kwargs = {**kwargs, "static_cache": True}
         attn_output, attn_weights = attention_interface(
             self,
             query,
@@ -631,12 +635,44 @@ class GPT1LMHeadModel(_GPT1WithLMHeadBase, GenerationMixin):
 
     def generate(self, *args, **kwargs):
         """`GenerationMixin.generate`. On a CUDA GPU, when neither the call nor the generation config chooses a cache,
-        decoding reads a static cache and replays the compiled decode step as CUDA graphs (transformers' own
-        `cache_implementation="static"` path, with its `compile_config`). The cache's length is rounded up to a
-        multiple of [`STATIC_CACHE_BUCKET`] positions, so each bucket (and batch size) compiles once; the first call
-        of each says so. Pass `cache_implementation="dynamic"` to decode without it (or `disable_compile=True` to keep
-        the static cache uncompiled)."""
-        return super().generate(*args, **{**kwargs, **self._static_decoding(args, kwargs)})
+        decoding reads a static cache and replays the compiled decode step as CUDA graphs (with the generation
+        config's `compile_config`). The cache's length is rounded up to a multiple of [`STATIC_CACHE_BUCKET`]
+        positions, so each bucket (and batch size) compiles once; the first call of each says so. Pass
+        `cache_implementation="dynamic"` to decode without it (or `disable_compile=True` to keep the static cache
+        uncompiled).
+
+        On that default path, greedy decoding and sampling run the device loop of `hf_gpt1/decoding.py`: one
+        compiled step does the forward pass, the logits processing and the token choice, and the host reads the
+        device once per `decoding.DECODE_TOKENS_PER_READ` tokens. Options it does not cover take transformers' own
+        loop, with the same tokens: a streamer, `return_dict_in_generate` (scores, logits, attentions, hidden
+        states), logits processors other than temperature / top-k / top-p / min-p (repetition penalty,
+        `no_repeat_ngram_size`, `min_new_tokens`, `bad_words_ids`, a `logits_processor` argument...), stopping
+        criteria other than the length and EOS ones (`stop_strings`, `max_time`, a `stopping_criteria` argument),
+        `synced_gpus`, `prefill_chunk_size`, beam search and assisted decoding (not `_sample` at all), and a cache
+        the call chooses (`cache_implementation="static"` included)."""
+        static = self._static_decoding(args, kwargs)
+        self._device_loop_call = static != {}  # the default static decoding: `_sample` may take the device loop
+        try:
+            return super().generate(*args, **{**kwargs, **static})
+        finally:
+            self._device_loop_call = False
+
+    def _sample(
+        self,
+        input_ids: torch.LongTensor,
+        logits_processor: LogitsProcessorList,
+        stopping_criteria: StoppingCriteriaList,
+        generation_config,
+        synced_gpus: bool = False,
+        streamer=None,
+        **model_kwargs,
+    ):
+        """Greedy decoding and sampling: the device loop (`decoding.sample_on_device`) where
+        `decoding.device_loop_refusal` finds no option it does not cover, else transformers' `_sample`."""
+        options = (logits_processor, stopping_criteria, generation_config)
+        if device_loop_refusal(self, *options, synced_gpus, streamer, **model_kwargs) is None:
+            return sample_on_device(self, input_ids, *options, **model_kwargs)
+        return super()._sample(input_ids, *options, synced_gpus, streamer, **model_kwargs)
 
     def _static_decoding(self, args: tuple, kwargs: dict) -> dict:
         """The arguments that turn on the static, compiled decoding of [`generate`] for this call (none where the

@@ -274,8 +274,9 @@ def test_the_compiled_lm_loss_builds_no_copy_of_the_tables(monkeypatch, original
 
 def test_generate_decodes_from_a_compiled_static_cache_by_default_on_cuda(monkeypatch, caplog):
     """On CUDA (the CPU stands in), `generate()` with no cache asked for decodes from a static cache rounded up to a
-    bucket, through transformers' compiled decoding: the eager tokens, one graph per bucket and batch size, each said
-    once; `cache_implementation="dynamic"` turns it off, and other devices keep transformers' default."""
+    bucket, through the compiled device loop (tests/test_decoding.py): the eager tokens, one graph per bucket and batch
+    size, each said once; `cache_implementation="dynamic"` turns it off, and other devices keep transformers'
+    default."""
     from transformers import CompileConfig
 
     from hf_gpt1 import modeling_gpt1

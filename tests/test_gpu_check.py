@@ -43,6 +43,7 @@ def test_the_dry_run_runs_every_stage_and_reports_each_target(tmp_path):
         "hf-gpt1 glue sst2 --bf16 steps/s",
         "profile: copy/cast share",
         "CUDA-visible tests failing",
+        "generate b8: device loop gives transformers' greedy tokens",
     ):
         assert what in measured, what
     assert "| what | measured | target | met |" in (tmp_path / "gpu_check.md").read_text()
