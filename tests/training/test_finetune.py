@@ -46,6 +46,7 @@ from tests.utils import (
     fail_writes_to,
     glue_args,
     overridden,
+    plan_problems,
     predict_args,
     run_cli,
     shared_data,
@@ -276,9 +277,9 @@ def test_mnli_writes_ax_and_the_ax_task_predicts_with_an_mnli_model(tiny_lm, tmp
     assert (ax / "AX.tsv").read_text() == (out / "AX.tsv").read_text()
 
 
-def test_ax_cannot_be_trained(capsys, tiny_lm, tmp_path, no_training):
-    err = run_cli(capsys, lambda: glue(["--task", "ax", "--model_name_or_path", str(tiny_lm), "--output_dir", "x"]))
-    assert "predicted by a model fine-tuned on 'mnli'" in err and "--do_train false" in err
+def test_ax_cannot_be_trained(tiny_lm, tmp_path):
+    problems = plan_problems("glue", {"model_name_or_path": tiny_lm}, {"task": "ax"}, {"output_dir": tmp_path / "x"})
+    assert "predicted by a model fine-tuned on 'mnli'" in problems[0] and "--do_train false" in problems[0]
 
 
 def test_summary_at_the_end_and_validation_evaluated_once(tiny_lm, glue_slice, tmp_path, capsys, monkeypatch):
@@ -543,9 +544,9 @@ def test_bad_input_unknown_task(capsys, tiny_lm, no_training):
     assert "Unknown task 'rtee'" in err and "rte" in err
 
 
-def test_bad_input_wrong_recipe_for_task(capsys, tmp_path, no_training):
-    err = glue_error(capsys, ["--task", "story_cloze", "--output_dir", str(tmp_path / "o")])
-    assert "multiple choice" in err and "run it with hf-gpt1 multiple-choice" in err
+def test_bad_input_wrong_recipe_for_task(tmp_path):
+    problems = plan_problems("glue", {}, {"task": "story_cloze"}, {"output_dir": tmp_path / "o"})
+    assert "multiple choice" in problems[0] and "run it with hf-gpt1 multiple-choice" in problems[0]
 
 
 def test_bad_input_misnamed_column(capsys, tiny_lm, tmp_path, no_training):
