@@ -27,7 +27,7 @@ from hf_gpt1.data.transforms import GPT1ClassificationCollator, GPT1SimilarityCo
 from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
 from hf_gpt1.tools.convert import ConversionError, convert_openai_checkpoint
 from hf_gpt1.training.run_folder import RUN_FILE
-from tests.utils import SENTENCES, overridden, run_command, tiny_config
+from tests.utils import SENTENCES, overridden, plan_problems, run_command, tiny_config
 
 # ------------------------------------------------------------------------------------------------ fixtures
 
@@ -225,26 +225,22 @@ def test_extra_columns_are_ignored_and_rows_without_label_are_reported(tiny, tmp
     ("argv", "fragments"),
     [
         (["--task", "rtee"], ["Unknown task 'rtee'", "valid tasks", "'rte'"]),
-        (["--task", "race"], ["multiple choice", "run it with hf-gpt1 multiple-choice"]),
         (["--max_seq_length", "100"], ["--max_seq_length 100 exceeds", "n_positions=64", "at most 64"]),
         (["--max_seq_length", "0"], ["--max_seq_length 0", "at least 3"]),
         (["--lm_coef", "-1"], ["--lm_coef -1.0 must be >= 0"]),
         (["--clf_pdrop", "1.5"], ["--clf_pdrop 1.5 must be in [0, 1)"]),
         (["--max_train_samples", "0"], ["--max_train_samples 0 must be >= 1"]),
         (["--transfer_layers", "5"], ["--transfer_layers must be in [0, 2], got 5"]),
-        (["--data_dir", "/x", "--task", "snli"], ["--data_dir reads GLUE TSV", "not a GLUE task", "--train_file"]),
         (["--seed", "4294967296"], ["--seed 4294967296: NumPy takes seeds in [0, 2**32)"]),
     ],
     ids=[
         "unknown-task",
-        "mc-task",
         "seq-too-long",
         "seq-zero",
         "neg-lm-coef",
         "clf-pdrop",
         "zero-samples",
         "layers",
-        "snli-tsv",
         "seed-too-large",
     ],
 )
@@ -261,21 +257,40 @@ def test_bad_argument(argv, fragments, capsys, tiny, tmp_path):
         assert fragment in message, (fragment, message)
 
 
-def test_evaluation_without_validation_rows(capsys, tiny, tmp_path):
+@pytest.mark.parametrize(
+    ("data", "fragments"),
+    [
+        ({"task": "race"}, ["multiple choice", "run it with hf-gpt1 multiple-choice"]),
+        ({"task": "snli", "data_dir": "/x"}, ["--data_dir reads GLUE TSV", "not a GLUE task", "--train_file"]),
+    ],
+    ids=["mc-task", "snli-tsv"],
+)
+def test_the_plan_refuses(data, fragments, tiny, tmp_path):
+    """The plan's refusals of the task and its data, arguments in and problems out (the parse's: above, on argv)."""
+    data = {"train_file": _write(tmp_path / "t.csv", GOOD_RTE), **data} if "data_dir" not in data else data
+    problems = plan_problems(
+        "glue", {"model_name_or_path": tiny}, data, {"output_dir": tmp_path / "out", "eval_strategy": "no"}
+    )
+    assert not (tmp_path / "out").exists()
+    for fragment in fragments:
+        assert fragment in problems[0], (fragment, problems)
+
+
+def test_evaluation_without_validation_rows(tiny, tmp_path):
     train = _write(tmp_path / "t.csv", GOOD_RTE)
-    argv = ["--task", "rte", "--model_name_or_path", tiny, "--output_dir", tmp_path / "out", "--train_file", train]
-    message = recipe_error(capsys, argv)  # the recipe's default is --eval_strategy epoch
+    data = {"task": "rte", "train_file": train}  # the recipe's default is --eval_strategy epoch
+    (message,) = plan_problems("glue", {"model_name_or_path": tiny}, data, {"output_dir": tmp_path / "out"})
     assert "--eval_strategy epoch needs validation rows" in message and "--validation_file" in message
     assert not (tmp_path / "out").exists()
 
 
-def test_output_dir_holding_another_run(capsys, tiny, tmp_path):
+def test_output_dir_holding_another_run(tiny, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     (out / RUN_FILE).write_text(json.dumps({"recipe": "pretrain"}))
-    argv = ["--task", "rte", "--model_name_or_path", tiny, "--output_dir", out, "--train_file", tmp_path / "t.csv"]
-    _write(tmp_path / "t.csv", GOOD_RTE)
-    message = recipe_error(capsys, argv)
+    data = {"task": "rte", "train_file": _write(tmp_path / "t.csv", GOOD_RTE)}
+    training = {"output_dir": out, "eval_strategy": "no"}
+    (message,) = plan_problems("glue", {"model_name_or_path": tiny}, data, training)
     assert str(out) in message and "another run" in message and "--overwrite_output_dir" in message
     assert json.loads((out / RUN_FILE).read_text()) == {"recipe": "pretrain"}, "the other run must stay untouched"
 

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -267,3 +268,62 @@ def _rte_jsonl(labels: list[str]) -> str:
 
 def _train_loss(results: dict) -> list[float]:
     return [entry["loss"] for entry in results["log_history"] if "loss" in entry]
+
+
+def plan_problems(recipe: str, model: dict, data: dict, training: dict) -> list[str]:
+    """The problems the plan of `recipe` ("pretrain", "glue" or "multiple_choice") finds with these arguments (each
+    dataclass built from its dict, as the parse builds it): arguments in, the plan's problem lines out. For the plan's
+    refusals; the parse's stay on argv (`run_command`)."""
+    from hf_gpt1.errors import ArgumentProblems
+    from hf_gpt1.training import arguments as a
+
+    if recipe == "pretrain":
+        from hf_gpt1.training.pretrain import plan_pretraining as plan
+
+        classes = (a.PretrainModelArguments, a.PretrainDataArguments, a.PretrainTrainingArguments)
+    else:
+        from hf_gpt1.training.finetune import plan_finetuning
+
+        def plan(*built):
+            return plan_finetuning(*built, recipe=recipe)
+
+        classes = (a.ModelArguments, a.DataArguments, a.GPT1TrainingArguments)
+    training = {"report_to": "none", **training}
+    built = [cls(**{k: str(v) if isinstance(v, Path) else v for k, v in values.items()})
+             for cls, values in zip(classes, (model, data, training))]  # fmt: skip
+    with pytest.raises((ValueError, OSError)) as caught:  # alone, a missing path is a FileNotFoundError
+        plan(*built)
+    err = caught.value
+    return err.problems if isinstance(err, ArgumentProblems) else [str(err)]
+
+
+def recording_trainer(monkeypatch, module, name: str) -> list[tuple[str, Any]]:
+    """Replaces the Trainer class `module.<name>` (the one a recipe builds) by a recorder that records how it was
+    built and what was called (`("init", kwargs)`, `("train", ...)`, `("evaluate", ...)`), and runs the real one;
+    also records the plan the recipe made (`("plan", plan)`, first). Returns the records, in order."""
+    calls: list[tuple[str, Any]] = []
+    real = getattr(module, name)
+
+    class Recorder(real):
+        def __init__(self, *args, **kwargs):
+            calls.append(("init", kwargs))
+            super().__init__(*args, **kwargs)
+
+        def train(self, *args, **kwargs):
+            calls.append(("train", kwargs))
+            return super().train(*args, **kwargs)
+
+        def evaluate(self, *args, **kwargs):
+            calls.append(("evaluate", kwargs))
+            return super().evaluate(*args, **kwargs)
+
+    planner = next(getattr(module, f) for f in ("plan_finetuning", "plan_pretraining") if hasattr(module, f))
+
+    def plan(*args, **kwargs):
+        made = planner(*args, **kwargs)
+        calls.append(("plan", made))
+        return made
+
+    monkeypatch.setattr(module, name, Recorder)
+    monkeypatch.setattr(module, planner.__name__, plan)
+    return calls

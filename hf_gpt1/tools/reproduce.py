@@ -195,6 +195,7 @@ RUN_OWNED = {
     "test_file": "the data comes from --data_dir, --story_cloze_dir or the Hub",
     "overwrite_output_dir": "the queue starts again a run that left nothing to continue, and never deletes a "
     "finished one (move it away, or give another --output_dir)",
+    "dry_run": "`hf-gpt1 reproduce plan` prints what the queue would run, and every run of `reproduce run` runs",
 }
 # How a run starts, not what it is: the queue decides it for each run (`--resume` for one it continues).
 RUN_START = ("resume",)

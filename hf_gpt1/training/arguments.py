@@ -138,6 +138,13 @@ class RecipeTrainingArguments(TrainingArguments):
             "newest); the newest complete one is never deleted, so N 1 may keep two; 0 keeps every checkpoint."
         },
     )
+    dry_run: bool = field(
+        default=False,
+        metadata={
+            "help": "Print the run's plan (its data and sizes, updates, warm-up, evaluation, compile, precision, "
+            "processes, output folder) and exit, writing nothing."
+        },
+    )
     retain_cpu_memory: bool = field(
         default=False,
         metadata={

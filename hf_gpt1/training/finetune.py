@@ -63,6 +63,7 @@ from .launch import (
 )
 from .memory import apply_memory_arguments
 from .pinned import PinnedModel, pinned_arguments, pins_record, plan_model_inputs
+from .plans import Problems, print_plan, run_lines
 from .precision import weights_dtype
 from .results import format_metrics, logged_metrics, print_start, save_results
 from .run_folder import RunFolder, check_output_dir, check_planned_inputs, run_identity
@@ -97,7 +98,10 @@ def run_finetuning(
     With `--do_train false` the model is only evaluated and used for predictions.
     """
     notes = settle_launch(args)
-    return execute_finetuning(plan_finetuning(model_args, data_args, args, recipe), notes)
+    plan = plan_finetuning(model_args, data_args, args, recipe)
+    if plan.args.dry_run:  # the plan printed instead of carried out: nothing written
+        return print_plan(plan, notes)
+    return execute_finetuning(plan, notes)
 
 
 @dataclass(frozen=True)
@@ -119,6 +123,7 @@ class FinetunePlan:
         notes (`tuple[str, ...]`): What the plan decided that the start screen says (the compilation default).
         pins (`tuple[PinnedModel, ...]`): The model and tokenizer as they will be read (`hf_gpt1.training.pinned`):
             a Hub id's commit and snapshot folder, and each folder's weights and tokenizer files.
+        updates (`int | None`): The optimizer steps training takes (None: a prediction run).
     """
 
     model_args: ModelArguments
@@ -134,6 +139,7 @@ class FinetunePlan:
     started: float
     notes: tuple[str, ...] = ()
     pins: tuple[PinnedModel, ...] = ()
+    updates: int | None = None
 
     @property
     def title(self) -> str:
@@ -143,6 +149,10 @@ class FinetunePlan:
         args = self.args
         lines = [f"{self.title}: {self.spec.format} task, model {self.model_args.model_name_or_path}"]
         lines += [f"  {split}: {rows.num_rows:,} rows ({self.sources[split]})" for split, rows in self.splits.items()]
+        if args.do_train and self.data_args.max_train_samples is not None:
+            selected = selected_rows(self.data_args, self.splits["train"], "train")
+            lines.append(f"  trains on the first {selected:,} rows (--max_train_samples)")
+        lines += run_lines(args, self.model_args.model_dtype, self.updates)
         if args.load_best_model_at_end:
             direction = "highest" if args.greater_is_better else "lowest"
             lines.append(f"  keeps the checkpoint of the {direction} {args.metric_for_best_model}")
@@ -154,8 +164,8 @@ def plan_finetuning(
     model_args: ModelArguments, data_args: DataArguments, args: GPT1TrainingArguments, recipe: str = "glue"
 ) -> FinetunePlan:
     """Checks the arguments, the output folder (changing nothing) and the data, and decides what the data decides;
-    nothing of the run is written and no model is loaded. Raises the first input problem, in the command line's
-    words."""
+    nothing of the run is written and no model is loaded. Raises every input problem found, at once
+    (`ArgumentProblems`), in the command line's words."""
     started = time.time()
     spec = get_task(data_args.task)
     inputs = {
@@ -167,18 +177,26 @@ def plan_finetuning(
         "--test_file": data_args.test_file,
     }
     identity = run_identity(recipe, model_args, data_args, args.seed, inputs)
+    problems = Problems()  # each check below runs, and one error says every problem found
     if args.process_index == 0:  # an unusable folder is refused before anything loads; it is claimed by execute
-        check_output_dir(args.output_dir, identity, args.overwrite_output_dir, args.resume)
-    _check_arguments(spec, model_args, data_args, args, recipe)
-    weights_dtype(model_args.model_dtype, args.bf16, precision_engine(args))  # a dtype the launch's engine refuses
+        with problems.collect():
+            check_output_dir(args.output_dir, identity, args.overwrite_output_dir, args.resume)
+    with problems.collect():
+        _check_arguments(spec, model_args, data_args, args, recipe)
+    with problems.collect():
+        weights_dtype(model_args.model_dtype, args.bf16, precision_engine(args))  # a dtype the engine refuses
     # data: the task's splits, checked, then the evaluation plan; the arguments are final from here on
-    raw, sources, data_sha256 = _load_splits(spec, data_args, args)
-    eval_names = tuple(_eval_split_names(raw))
-    compiled, compile_notes = _compile_plan(args, data_args, raw)
-    args = final_arguments(args, **_evaluation_plan(args, spec, list(eval_names)), **compiled)
-    check_model_path(model_args.model_name_or_path)
+    with problems.collect():
+        raw, sources, data_sha256 = _load_splits(spec, data_args, args)
+        eval_names = tuple(_eval_split_names(raw))
+        compiled, compile_notes = _compile_plan(args, data_args, raw)
+        args = final_arguments(args, **_evaluation_plan(args, spec, list(eval_names)), **compiled)
+    with problems.collect():
+        check_model_path(model_args.model_name_or_path)
     if model_args.tokenizer_name_or_path:
-        check_model_path(model_args.tokenizer_name_or_path, "--tokenizer_name_or_path")
+        with problems.collect():
+            check_model_path(model_args.tokenizer_name_or_path, "--tokenizer_name_or_path")
+    problems.raise_any()
     pins = plan_model_inputs(model_args)
     if hub := pins_record(pins):  # a Hub commit is part of what the run is
         identity = {**identity, "pinned": hub}
@@ -198,6 +216,7 @@ def plan_finetuning(
         started,
         tuple(compile_notes),
         pins,
+        _train_updates(args, data_args, raw),
     )
 
 
@@ -293,6 +312,13 @@ def execute_finetuning(plan: FinetunePlan, notes: Sequence[str] = ()) -> dict[st
             results["warnings"] = warnings
             lines += [f"warning: {w}" for w in warnings]
         return save_results(trainer, plan.title, results, lines, train_result, plan.started)
+
+
+def _train_updates(args: GPT1TrainingArguments, data_args: DataArguments, raw: datasets.DatasetDict) -> int | None:
+    """The optimizer steps training takes on the rows it selects (`--max_train_samples`); None without training."""
+    if not args.do_train or "train" not in raw:
+        return None
+    return planned_updates(args, range(selected_rows(data_args, raw["train"], "train")))
 
 
 def _compile_plan(

@@ -57,6 +57,7 @@ from .flags import flags_for_inputs, flags_of
 from .launch import machine_by_machine, precision_engine, settle_launch
 from .memory import apply_memory_arguments
 from .pinned import PinnedModel, pinned_arguments, pins_record, plan_model_inputs
+from .plans import Problems, print_plan, run_lines
 from .precision import weights_dtype
 from .results import logged_metrics, print_start, save_results
 from .run_folder import RunFolder, check_output_dir, check_planned_inputs, check_recorded_digests, run_identity
@@ -72,7 +73,10 @@ def run_pretraining(
     training metrics and the held-out perplexity: the launch settled ([`settle_launch`]), then [`plan_pretraining`],
     then [`execute_pretraining`]. Every input problem is raised before the output folder is claimed."""
     notes = settle_launch(args)
-    return execute_pretraining(plan_pretraining(model_args, data_args, args), notes)
+    plan = plan_pretraining(model_args, data_args, args)
+    if plan.args.dry_run:  # the plan printed instead of carried out: nothing written
+        return print_plan(plan, notes)
+    return execute_pretraining(plan, notes)
 
 
 @dataclass(frozen=True)
@@ -101,11 +105,17 @@ class PretrainPlan:
         data = self.data_args
         source = data.dataset_name or ", ".join(data.train_files or [])
         tokenizer = self.model_args.tokenizer_name_or_path or self.model_args.model_name_or_path
+        window = self.model_args.n_positions  # a continued model's own context is read when it loads
+        sizes = _corpus_sizes(self.corpus, window)
+        updates = self.args.max_steps if self.args.max_steps > 0 else None
+        warmup = plan_warmup(self.args, updates)[0]  # the lines the start screen will print
         return "\n".join(
             [
                 f"pretrain: corpus {source}{' (streamed)' if data.streaming else ''}",
+                *(f"  {line}" for line in sizes),
                 f"  tokenizer {tokenizer or 'a BPE trained on the corpus'}; model "
                 f"{self.model_args.model_name_or_path or 'new, from the size arguments'}",
+                *run_lines(self.args, self.model_args.model_dtype, updates, warmup),
                 f"  writes {self.args.output_dir}",
             ]
         )
@@ -115,8 +125,8 @@ def plan_pretraining(
     model_args: PretrainModelArguments, data_args: PretrainDataArguments, args: PretrainTrainingArguments
 ) -> PretrainPlan:
     """Checks the arguments, the output folder (changing nothing) and the corpus (opened, its files' digests taken);
-    no tokenizer is trained, no model loaded and nothing of the run written. Raises the first input problem, in the
-    command line's words."""
+    no tokenizer is trained, no model loaded and nothing of the run written. Raises every input problem found, at
+    once (`ArgumentProblems`), in the command line's words."""
     started = time.time()
     inputs = {
         "--model_name_or_path": model_args.model_name_or_path,
@@ -125,17 +135,22 @@ def plan_pretraining(
         "--validation_files": data_args.validation_files,
     }
     identity = run_identity("pretrain", model_args, data_args, args.seed, inputs)
+    problems = Problems()  # each check below runs, and one error says every problem found
     if args.process_index == 0:  # an unusable folder is refused before anything loads; it is claimed by execute
-        check_output_dir(args.output_dir, identity, args.overwrite_output_dir, args.resume)
+        with problems.collect():
+            check_output_dir(args.output_dir, identity, args.overwrite_output_dir, args.resume)
     if not args.do_train:
-        raise ValueError("The pre-training recipe trains: --do_train false leaves it nothing to do.")
+        problems.add("The pre-training recipe trains: --do_train false leaves it nothing to do.")
     if data_args.streaming and args.max_steps <= 0:
-        raise ValueError("A streamed corpus has no length: set --max_steps.")
-    weights_dtype(model_args.model_dtype, args.bf16, precision_engine(args))  # a dtype the launch's engine refuses
+        problems.add("A streamed corpus has no length: set --max_steps.")
+    with problems.collect():
+        weights_dtype(model_args.model_dtype, args.bf16, precision_engine(args))  # a dtype the engine refuses
     for flag, path in (("--model_name_or_path", model_args.model_name_or_path),
                        ("--tokenizer_name_or_path", model_args.tokenizer_name_or_path)):  # fmt: skip
         if path:
-            check_model_path(path, flag)
+            with problems.collect():
+                check_model_path(path, flag)
+    problems.raise_any()  # the corpus is read only for a run that can start
     pins = plan_model_inputs(model_args)  # the commit and files that will be read (`pinned`)
     if hub := pins_record(pins):
         identity = {**identity, "pinned": hub}
@@ -238,6 +253,29 @@ def execute_pretraining(plan: PretrainPlan, notes: Sequence[str] = ()) -> dict[s
 TIME_ESTIMATE_AFTER = 10  # updates timed (the first one left out) before the expected time is printed
 UNKNOWN_WARNING_SHARE = 0.005
 STREAMED_COVERAGE_WINDOWS = 1_000  # a streamed corpus's coverage is measured on its first windows
+
+
+BYTES_PER_TOKEN = 4  # the plan's estimate of a BPE's tokens before one is trained (English text: about 4 bytes each)
+
+
+def _corpus_sizes(corpus, window: int) -> list[str]:
+    """The plan's lines for the corpus's size: local text files by their bytes (tokens and windows estimated, the
+    tokenizer not being trained yet), a `datasets` corpus by its rows."""
+    lines = []
+    for name in ("train", "validation"):
+        part = getattr(corpus, name, None)
+        if isinstance(part, list):  # `TextCorpus` shards: byte ranges of the files
+            size = sum(shard.end - shard.start for shard in part)
+            tokens = size // BYTES_PER_TOKEN
+            lines.append(
+                f"{name}: {size:,} bytes in {len({shard.path for shard in part})} file(s), about {tokens:,} tokens "
+                f"({BYTES_PER_TOKEN} bytes each), about {tokens // window:,} windows of {window} tokens"
+            )
+        elif hasattr(part, "num_rows"):
+            lines.append(f"{name}: {part.num_rows:,} rows of text, packed into windows of {window} tokens")
+        elif part is not None:
+            lines.append(f"{name}: streamed rows, packed into windows of {window} tokens as they are read")
+    return lines
 
 
 def _token_plan(args: PretrainTrainingArguments, updates: int | None, window: int) -> list[str]:

@@ -13,7 +13,7 @@ from hf_gpt1.commands.command_line import parse_recipe_args, run_recipe
 from hf_gpt1.commands.glue import main as glue_main
 from hf_gpt1.commands.pretrain import main as pretrain_main
 from hf_gpt1.training.trainer import TrainingError
-from tests.utils import COMMON, run_cli
+from tests.utils import COMMON, plan_problems, run_cli
 
 # ------------------------------------------------------------------------------------------------ argument files
 
@@ -200,10 +200,23 @@ def test_argument_problems_are_reported_together(tmp_path, no_training):
     lines = str(caught.value).splitlines()
     assert lines[0] == "3 problems with the arguments:" and len(lines) == 4
     assert "--per_device_train_batch_size 0 must be a positive integer." in lines[1] and "--resume" in lines[3]
-    with pytest.raises(ValueError) as caught:
-        glue([*base, "--segment_cap", "5", "--story_cloze_protocol", "true"])
-    assert str(caught.value).startswith("2 problems with the arguments:\n  - --segment_cap applies to multiple")
     assert not (tmp_path / "out").exists()
+
+
+def test_the_fine_tuning_plan_says_every_problem_at_once(tiny, tmp_path):
+    """The plan's refusals (the task and the recipe together, the data, the model), arguments in and problems out:
+    each found, all said in one error, nothing written."""
+    out = tmp_path / "out"
+    problems = plan_problems(
+        "glue",
+        {"model_name_or_path": tmp_path / "nowhere"},
+        {"task": "rte", "segment_cap": 5, "story_cloze_protocol": True, "train_file": tmp_path / "none.csv"},
+        {"output_dir": out},
+    )
+    assert problems[0] == "--segment_cap applies to multiple-choice tasks (Story Cloze, RACE, SWAG) only."
+    assert problems[1].startswith("--story_cloze_protocol is Story Cloze's")
+    assert "none.csv" in problems[2] and problems[3].startswith(f"--model_name_or_path {tmp_path / 'nowhere'}: no")
+    assert len(problems) == 4 and not out.exists()
 
 
 def test_the_command_line_names_a_data_layer_error_by_its_flags(tmp_path):

@@ -805,6 +805,7 @@ def test_run_exits_1_when_a_planned_run_is_not_counted(tiny_lm, glue_slice, tmp_
         (["--tasks", "rte", "--from-scratch=true"], "--from_scratch is set for each run by reproduce"),
         (["--tasks", "rte", "--seed=3"], "--seed is set for each run by reproduce"),
         (["--tasks", "rte", "--overwrite_output_dir=true"], "--overwrite_output_dir is set for each run by"),
+        (["--tasks", "rte", "--dry-run"], "--dry_run is set for each run by reproduce: `hf-gpt1 reproduce plan`"),
         (
             ["--tasks", "rte", "--original_embedding_table", "true", "--no-original-embedding-table"],
             "--original_embedding_table and --no_original_embedding_table are one argument, given twice",

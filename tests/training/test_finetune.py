@@ -46,6 +46,7 @@ from tests.utils import (
     fail_writes_to,
     glue_args,
     overridden,
+    plan_problems,
     predict_args,
     run_cli,
     shared_data,
@@ -276,9 +277,9 @@ def test_mnli_writes_ax_and_the_ax_task_predicts_with_an_mnli_model(tiny_lm, tmp
     assert (ax / "AX.tsv").read_text() == (out / "AX.tsv").read_text()
 
 
-def test_ax_cannot_be_trained(capsys, tiny_lm, tmp_path, no_training):
-    err = run_cli(capsys, lambda: glue(["--task", "ax", "--model_name_or_path", str(tiny_lm), "--output_dir", "x"]))
-    assert "predicted by a model fine-tuned on 'mnli'" in err and "--do_train false" in err
+def test_ax_cannot_be_trained(tiny_lm, tmp_path):
+    problems = plan_problems("glue", {"model_name_or_path": tiny_lm}, {"task": "ax"}, {"output_dir": tmp_path / "x"})
+    assert "predicted by a model fine-tuned on 'mnli'" in problems[0] and "--do_train false" in problems[0]
 
 
 def test_summary_at_the_end_and_validation_evaluated_once(tiny_lm, glue_slice, tmp_path, capsys, monkeypatch):
@@ -538,27 +539,36 @@ def glue_error(capsys, argv: list[str]) -> str:
     return run_cli(capsys, lambda: glue(argv))
 
 
+def rte_plan_problem(model: Path, tmp_path: Path, train: Path) -> str:
+    """The one problem the RTE plan finds with `train` as its train and validation file (the plan's refusals of the
+    data: arguments in, problems out); nothing written."""
+    data = {"task": "rte", "train_file": train, "validation_file": train}
+    (problem,) = plan_problems("glue", {"model_name_or_path": model}, data, {"output_dir": tmp_path / "out"})
+    assert not (tmp_path / "out").exists()
+    return problem
+
+
 def test_bad_input_unknown_task(capsys, tiny_lm, no_training):
     err = glue_error(capsys, ["--task", "rtee", "--model_name_or_path", str(tiny_lm), "--output_dir", "x"])
     assert "Unknown task 'rtee'" in err and "rte" in err
 
 
-def test_bad_input_wrong_recipe_for_task(capsys, tmp_path, no_training):
-    err = glue_error(capsys, ["--task", "story_cloze", "--output_dir", str(tmp_path / "o")])
-    assert "multiple choice" in err and "run it with hf-gpt1 multiple-choice" in err
+def test_bad_input_wrong_recipe_for_task(tmp_path):
+    problems = plan_problems("glue", {}, {"task": "story_cloze"}, {"output_dir": tmp_path / "o"})
+    assert "multiple choice" in problems[0] and "run it with hf-gpt1 multiple-choice" in problems[0]
 
 
-def test_bad_input_misnamed_column(capsys, tiny_lm, tmp_path, no_training):
+def test_bad_input_misnamed_column(tiny_lm, tmp_path):
     rows = [["p", "h", "entailment"]] * 4
     train = write_csv(tmp_path / "train.csv", ["premise", "sentence2", "label"], rows)
-    err = glue_error(capsys, csv_args(tiny_lm, tmp_path / "out", train))
+    err = rte_plan_problem(tiny_lm, tmp_path, train)
     assert "'sentence1'" in err and "premise" in err and "train.csv" in err
 
 
-def test_bad_input_missing_label_column(capsys, tiny_lm, tmp_path, no_training):
+def test_bad_input_missing_label_column(tiny_lm, tmp_path):
     rows = [["p", "h", "entailment"]] * 4
     train = write_csv(tmp_path / "train.csv", ["sentence1", "sentence2", "gold"], rows)
-    err = glue_error(capsys, csv_args(tiny_lm, tmp_path / "out", train))
+    err = rte_plan_problem(tiny_lm, tmp_path, train)
     assert "'label'" in err and "gold" in err
 
 
@@ -591,22 +601,22 @@ def test_bad_input_label_outside_label_set_glue_tsv(capsys, tiny_lm, glue_slice,
     assert "train.tsv:4" in err and "'contradiction'" in err
 
 
-def test_bad_input_row_with_extra_fields(capsys, tiny_lm, tmp_path, no_training):
+def test_bad_input_row_with_extra_fields(tiny_lm, tmp_path):
     train = tmp_path / "train.csv"
     train.write_text('sentence1,sentence2,label\n"a","b",entailment\n"c","d","not_entailment",extra,fields\n')
-    err = glue_error(capsys, csv_args(tiny_lm, tmp_path / "out", train))
+    err = rte_plan_problem(tiny_lm, tmp_path, train)
     assert f"{train}:3" in err and "expected 3 fields" in err
 
 
-def test_bad_input_unparsable_json(capsys, tiny_lm, tmp_path, no_training):
+def test_bad_input_unparsable_json(tiny_lm, tmp_path):
     train = tmp_path / "train.jsonl"
     train.write_text('{"sentence1": "a", "sentence2": "b", "label": "entailment"}\n{"sentence1": "c", \n')
-    err = glue_error(capsys, csv_args(tiny_lm, tmp_path / "out", train))
+    err = rte_plan_problem(tiny_lm, tmp_path, train)
     assert "cannot parse it as JSON" in err and str(train) in err
 
 
-def test_bad_input_missing_file(capsys, tiny_lm, tmp_path, no_training):
-    err = glue_error(capsys, csv_args(tiny_lm, tmp_path / "out", tmp_path / "nope.csv"))
+def test_bad_input_missing_file(tiny_lm, tmp_path):
+    err = rte_plan_problem(tiny_lm, tmp_path, tmp_path / "nope.csv")
     assert "nope.csv" in err and "does not exist" in err
 
 

@@ -14,7 +14,7 @@ from hf_gpt1.commands.pretrain import main as pretrain_main
 from hf_gpt1.training.arguments import PretrainTrainingArguments
 from hf_gpt1.training.checkpoints import COMPLETE_MARKER, last_complete_checkpoint
 from hf_gpt1.training.trainer import PretrainTrainer
-from tests.utils import COMMON, overridden, run_cli
+from tests.utils import COMMON, overridden, plan_problems, run_cli
 
 
 def test_pretrain_wikitext_slice(tiny_lm):
@@ -82,8 +82,6 @@ def test_evaluation_never_builds_logits(tmp_path):
         (["--max_train_windows", "0"], "--max_train_windows 0 must be >= 1"),
         (["--preprocessing_num_workers", "0"], "--preprocessing_num_workers 0 must be >= 1"),
         (["--bpe_sample_mb", "0"], "--bpe_sample_mb 0.0 must be > 0"),
-        (["--streaming"], "A streamed corpus has no length: set --max_steps"),
-        (["--do_train", "false"], "--do_train false leaves it nothing to do"),
     ],
 )
 def test_bad_arguments_are_refused_before_anything_runs(argv, fragment, capsys, wikitext_slice, tmp_path):
@@ -91,6 +89,22 @@ def test_bad_arguments_are_refused_before_anything_runs(argv, fragment, capsys, 
     full = overridden(["--train_files", str(wikitext_slice["train"]), "--output_dir", str(out), *COMMON], argv)
     err = run_cli(capsys, lambda: pretrain_main(full))
     assert fragment in err
+    assert not out.exists()
+
+
+def test_the_plan_says_every_problem_at_once(wikitext_slice, tmp_path):
+    """The plan's refusals, arguments in and problems out: each found, all said in one error, nothing written."""
+    out = tmp_path / "out"
+    problems = plan_problems(
+        "pretrain",
+        {"model_name_or_path": tmp_path / "nowhere"},
+        {"train_files": [str(wikitext_slice["train"])], "streaming": True},
+        {"output_dir": out, "do_train": False},
+    )
+    assert problems[0] == "The pre-training recipe trains: --do_train false leaves it nothing to do."
+    assert problems[1] == "A streamed corpus has no length: set --max_steps."
+    assert problems[2].startswith(f"--model_name_or_path {tmp_path / 'nowhere'}: no such folder")
+    assert len(problems) == 3
     assert not out.exists()
 
 

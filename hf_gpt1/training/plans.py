@@ -1,0 +1,128 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
+"""What the two plans (`hf_gpt1.training.finetune.FinetunePlan`, `hf_gpt1.training.pretrain.PretrainPlan`) share:
+problems collected and said at once ([`Problems`]), the lines that say the run's schedule and launch
+([`run_lines`]), and `--dry_run` ([`print_plan`]: the plan printed, nothing executed or written).
+
+    problems = Problems()
+    with problems.collect():
+        check_output_dir(...)  # a refusal is kept, and the next check still runs
+    problems.raise_any()  # one ArgumentProblems naming each, in the order found
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from transformers.trainer_utils import IntervalStrategy
+
+from ..errors import ArgumentProblems
+from .launch import precision_engine
+from .precision import weights_dtype
+
+__all__ = ["DRY_RUN_LINE", "Problems", "print_plan", "run_lines"]
+
+DRY_RUN_LINE = "dry run: nothing was written; run the same command without --dry_run to carry the plan out."
+
+
+class Problems:
+    """The input problems a plan finds, collected so that one error says them all (`ArgumentProblems`, one line
+    each, in the order found). A single problem is raised as it was raised (its type and message kept: a missing
+    path stays a `FileNotFoundError`)."""
+
+    def __init__(self) -> None:
+        self.found: list[str] = []
+        self._errors: list[Exception] = []
+
+    @contextlib.contextmanager
+    def collect(self) -> Iterator[None]:
+        """Runs one check: its refusal (a `ValueError`, `KeyError` or `OSError`: a missing path, an unreachable Hub;
+        or `ArgumentProblems` with several) is kept, not raised."""
+        try:
+            yield
+        except ArgumentProblems as err:
+            self.found += err.problems
+            self._errors.append(err)
+        except (ValueError, KeyError, OSError) as err:  # the errors a command says in one line (`command_errors`)
+            self.found.append(err.args[0] if isinstance(err, KeyError) and err.args else str(err))
+            self._errors.append(err)
+
+    def add(self, problem: str) -> None:
+        """A problem the plan found itself (no check raised it)."""
+        self.found.append(problem)
+        self._errors.append(ArgumentProblems([problem]))
+
+    def raise_any(self) -> None:
+        """Raises every problem collected so far, in one `ArgumentProblems` (one problem: its own error); nothing
+        when there is none."""
+        if len(self.found) == 1:
+            raise self._errors[0]
+        if self.found:
+            raise ArgumentProblems(self.found)
+
+
+def _when(strategy: Any, steps: float, updates: int | None) -> str:
+    strategy = IntervalStrategy(strategy)
+    if strategy == IntervalStrategy.NO:
+        return "never"
+    if strategy == IntervalStrategy.EPOCH:
+        return "every epoch"
+    if steps < 1:
+        every = f"every {steps:.0%} of the run"
+        return every if updates is None else f"{every} ({max(round(steps * updates), 1):,} updates)"
+    return f"every {steps:g} updates"
+
+
+def run_lines(args: Any, model_dtype: str | None, updates: int | None, warmup: Sequence[str] = ()) -> list[str]:
+    """The plan's lines that both recipes share: the updates (None: decided when the data is read), the warm-up
+    (`warmup`: the recipe's own lines, else the arguments'), when it evaluates and saves, compilation, precision,
+    the processes, and the folder it writes."""
+    batch = args.per_device_train_batch_size * max(args.world_size, 1) * args.gradient_accumulation_steps
+    lines = []
+    if not args.do_train:
+        lines.append("  updates: none (prediction only)")
+    else:
+        count = f"{updates:,} updates" if updates is not None else "updates: decided when the data is read"
+        lines.append(f"  {count}; a global batch of {batch} ({args.per_device_train_batch_size} per device)")
+        if warmup:
+            lines += [f"  {line}" for line in warmup]
+        else:
+            asked = args.warmup_steps  # below 1: a share of the run, rounded up as transformers rounds it
+            if asked >= 1:
+                lines.append(f"  warm-up: {asked:g} updates")
+            elif updates is None:
+                lines.append(f"  warm-up: {asked:.1%} of the updates")
+            else:
+                warmup = math.ceil(asked * updates)
+                lines.append(f"  warm-up: {warmup:,} of {updates:,} updates ({asked:.1%} of the run)")
+    lines.append(
+        f"  evaluation: {_when(args.eval_strategy, args.eval_steps, updates)}; checkpoints: "
+        f"{_when(args.save_strategy, args.save_steps, updates)}"
+    )
+    compiled = "on" if args.torch_compile else "off"
+    mode = f" (mode {args.torch_compile_mode})" if args.torch_compile and args.torch_compile_mode else ""
+    lines.append(f"  torch.compile: {compiled}{mode}")
+    engine = precision_engine(args)
+    lines.append(
+        f"  precision: {weights_dtype(model_dtype, args.bf16, engine)} weights, bf16 compute "
+        f"{'on' if args.bf16 else 'off'}" + (f", {engine} owns mixed precision" if engine else "")
+    )
+    device = "the CPU" if args.use_cpu else str(args.device)
+    lines.append(f"  processes: {max(args.world_size, 1)} on {device}")
+    return lines
+
+
+def print_plan(plan: Any, notes: Sequence[str] = ()) -> dict[str, Any]:
+    """A `--dry_run`'s whole work: the plan printed (with the launch's `notes`), on the main process only; nothing
+    executed, loaded or written. Returns `{"plan": <the plan's text>}`, in place of a run's results.
+
+    The run functions call it instead of executing (`if plan.args.dry_run: return print_plan(plan, notes)`), not
+    through a wrapper: the frames between a command and `Trainer.train` stay the command, the run and the execution.
+    """
+    text = "\n".join([str(plan), *notes, DRY_RUN_LINE])
+    if plan.args.process_index == 0:  # a launch's processes plan alike: the main one says it, once
+        print(text)
+    return {"plan": text}
