@@ -18,12 +18,15 @@ methods that need them): the task table imports it.
 
 from __future__ import annotations
 
+import ast
+import json
 import math
 import numbers
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..formats import InputFormat, input_format
+from .scores import METRIC_OUTPUTS, SCORES
 
 if TYPE_CHECKING:
     import numpy as np
@@ -39,6 +42,7 @@ __all__ = [
     "Classes",
     "InputKind",
     "LabelKind",
+    "MultiLabel",
     "Pair",
     "Score",
     "SimilarityPair",
@@ -170,6 +174,8 @@ class LabelKind:
     """Predictions are clipped to the task's `label_range` in a GLUE submission."""
     for_choices: ClassVar[bool] = False
     """The labels index answers (the input kind's `labels_are_choices` must agree)."""
+    label_sets: ClassVar[bool] = False
+    """A label is a set (one 0/1 per class), scored by the metric table's `label_sets` scores only."""
 
     @classmethod
     def default_for(cls, spec: TaskSpec) -> bool:
@@ -183,6 +189,18 @@ class LabelKind:
             return (
                 f"label_kind {self.name!r} does not fit format {spec.format!r}; {which} 'choice' labels multiple "
                 "choice."
+            )
+        scores = [SCORES[name] for name in METRIC_OUTPUTS.get(spec.metric_config, ()) if name in SCORES]
+        if any(score.label_sets != self.label_sets for score in scores):
+            if self.label_sets:
+                fitting = [c for c, names in METRIC_OUTPUTS.items() if all(SCORES[n].label_sets for n in names)]
+                return (
+                    f"metric_config {spec.metric_config!r} scores one label per row; a {self.name} task is scored by "
+                    f"{' or '.join(map(repr, fitting))} ({', '.join(METRIC_OUTPUTS[fitting[0]])})."
+                )
+            return (
+                f"metric_config {spec.metric_config!r} scores label sets; label_kind {self.name!r} has one label per "
+                "row: give label_kind: multi_label, or another metric_config."
             )
         return None
 
@@ -408,7 +426,116 @@ class Score(LabelKind):
         return None if valid else f"{text!r} is not a score"
 
 
-LABEL_KINDS: dict[str, LabelKind] = {kind.name: kind for kind in (ChoiceIndex(), Classes(), Score())}
+class MultiLabel(Classes):
+    """A set of labels per example, any number of them from `label_names` (none included): transformers'
+    `problem_type="multi_label_classification"`, one sigmoid per label, binary cross-entropy inside L3, a label
+    predicted where its sigmoid is above `threshold`, scored by micro and macro F1 (`metric_config: multi_label`).
+
+    A set is read from a list (JSON / JSONL, parquet), or from a text (CSV / TSV) of names separated by `separator`
+    (`"sports, science"`), or a list written as text (`["sports", "science"]`, or pandas' `['sports', 'science']`):
+    `[]` is the empty set. A name may be given by its id, as for classes. An empty field is no gold label, as for
+    every kind. Prediction files write each set as a JSON list of names, which reads back as the same set.
+    """
+
+    name = "multi_label"
+    problem_type = "multi_label_classification"
+    described = "a multi-label task"
+    label_smoothing = False  # the smoothing inside L3 is a softmax's
+    baseline_name = "majority-per-label"
+    label_sets = True
+    threshold: ClassVar[float] = 0.5
+    separator: ClassVar[str] = ","
+
+    @classmethod
+    def default_for(cls, spec: TaskSpec) -> bool:
+        return False  # named by the task (`label_kind: multi_label`), never guessed
+
+    def declaration_problem(self, spec: TaskSpec) -> str | None:
+        if spec.label_names is None:
+            return "label_kind 'multi_label' needs label_names: the labels each row's set is made of."
+        return super().declaration_problem(spec)
+
+    def parse(self, spec: TaskSpec, value: object) -> list[float]:
+        how = f"write the set as names separated by {self.separator!r} (CSV/TSV) or as a list (JSON)"
+        if isinstance(value, str):
+            items = _listed(value.strip())
+            if items is None:
+                items = [part.strip() for part in value.split(self.separator) if part.strip()]
+        elif isinstance(value, (list, tuple)):
+            items = list(value)
+        elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            items = [value]  # one id
+        else:
+            what = "is a number, not a label set" if isinstance(value, numbers.Real) else "is not a label set"
+            example = f"{self.separator} ".join(spec.label_names[:2])
+            raise ValueError(f"Task {spec.name!r}: label {value!r} {what}: {how}, e.g. {example!r}.")
+        hot = [0.0] * len(spec.label_names)
+        for item in items:
+            try:
+                hot[super().parse(spec, item)] = 1.0
+            except ValueError as err:  # the name, the valid ones, and how a set is written
+                raise ValueError(
+                    f"{str(err).removesuffix('.')}; write a label set as names separated by {self.separator!r} "
+                    "(CSV/TSV) or as a list (JSON)."
+                ) from None
+        return hot
+
+    def feature(self, spec: TaskSpec) -> Any:
+        import datasets
+
+        return datasets.Sequence(datasets.Value("float32"), length=len(spec.label_names))
+
+    def predictions(self, logits: np.ndarray) -> np.ndarray:
+        import numpy as np
+
+        probabilities = 1.0 / (1.0 + np.exp(-np.asarray(logits, dtype=np.float64)))  # transformers' pipeline's sigmoid
+        return (probabilities > self.threshold).astype(np.int64)
+
+    def constant(self, references: np.ndarray) -> np.ndarray:
+        import numpy as np
+
+        return (np.asarray(references).mean(axis=0) > 0.5).astype(np.int64)  # each label's most common value
+
+    def spread(self, predictions: np.ndarray) -> dict[str, float]:
+        import numpy as np
+
+        rows, counts = np.unique(np.asarray(predictions), axis=0, return_counts=True)
+        # the most common set as a float, bit i for label i (exact up to 53 labels): prediction_name reads it back
+        code = sum(1 << i for i, bit in enumerate(rows[counts.argmax()]) if bit)
+        return {"majority_prediction": float(code), "majority_share": counts.max() / counts.sum()}
+
+    def prediction_name(self, spec: TaskSpec, prediction: float) -> str:
+        code = int(prediction)
+        return self.prediction_value(spec, [(code >> i) & 1 for i in range(len(spec.label_names))])
+
+    def prediction_value(self, spec: TaskSpec, prediction: object) -> str:
+        return json.dumps([name for name, bit in zip(spec.label_names, prediction) if bit], ensure_ascii=False)
+
+    def submission_value(self, spec: TaskSpec, row: int, prediction: object) -> str:
+        raise ValueError(
+            f"Task {spec.name!r} is multi-label: a GLUE submission holds one label per row; remove its glue_tsv "
+            "submission_files (its predictions are written as a prediction file)."
+        )
+
+    def submission_problem(self, spec: TaskSpec, text: str) -> str | None:
+        return f"task {spec.name!r} is multi-label: a GLUE submission holds one label per row"
+
+
+def _listed(text: str) -> list | None:
+    """A list written as text (`["a", "b"]`, pandas' `['a', 'b']`, `[]`), or None when `text` is no such list."""
+    if not (text.startswith("[") and text.endswith("]")):
+        return None
+    try:
+        items = json.loads(text)
+    except ValueError:
+        try:
+            items = ast.literal_eval(text)  # literals only: nothing is run
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            return None
+    return items if isinstance(items, list) else None
+
+
+LABEL_KINDS: dict[str, LabelKind] = {kind.name: kind for kind in (ChoiceIndex(), Classes(), Score(), MultiLabel())}
 """Every label kind by name, in the order a task without `label_kind` picks its default ([`LabelKind.default_for`])."""
 
 

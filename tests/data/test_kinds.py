@@ -121,5 +121,102 @@ def test_the_kinds_module_imports_no_heavy_library():
     # the task table imports it, and the task table is read by tools that load neither numpy nor datasets
     source = Path(kinds.__file__).read_text(encoding="utf-8")
     top_level = [line for line in source.splitlines() if line.startswith(("import ", "from "))]
-    assert all(re.match(r"(from __future__|from (collections|typing)|import (math|numbers)|from \.\.formats)", line)
-               for line in top_level), top_level  # fmt: skip
+    light = (
+        r"(from __future__|from collections\.abc|from typing|import (ast|json|math|numbers)"
+        r"|from \.\.formats|from \.scores)\b"
+    )
+    assert all(re.match(light, line) for line in top_level), top_level
+
+
+# ------------------------------------------------------------------------------------------------- multi-label
+
+TOPICS = ("sports", "politics", "science")
+
+
+@pytest.fixture
+def topics() -> TaskSpec:
+    return TaskSpec(
+        name="topics",
+        format="classification",
+        text_columns=("text",),
+        label_names=TOPICS,
+        label_kind="multi_label",
+        metric_config="multi_label",
+        main_metric="micro_f1",
+    )
+
+
+def test_a_multi_label_set_is_read_from_a_list_or_a_separated_text(topics):
+    # a JSON / JSONL list, a CSV / TSV field of names separated by ",", the text pandas writes for a list, ids
+    for value in (["sports", "science"], "sports, science", "['sports', 'science']", '["science","sports"]', [0, 2]):
+        assert topics.label_to_id(value) == [1.0, 0.0, 1.0], value
+    assert topics.label_to_id([]) == topics.label_to_id("[]") == [0.0, 0.0, 0.0]  # no label applies: a valid set
+    assert topics.label_to_id("") is None and topics.label_to_id(None) is None  # no gold label, as for every kind
+    assert topics.label_to_id("politics") == [0.0, 1.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ("sport, science", "label 'sport' is not one of the names ['sports', 'politics', 'science'] or the integer "
+         "ids [0, 1, 2]; write a label set as names separated by ',' (CSV/TSV) or as a list (JSON)."),
+        (0.7, "label 0.7 is a number, not a label set: write the set as names separated by ',' (CSV/TSV) or as a "
+         "list (JSON), e.g. 'sports, politics'."),
+        (True, "label True is a number, not a label set"),
+        ([["sports"]], "label ['sports'] is not one of the names"),
+    ],
+)  # fmt: skip
+def test_a_bad_label_set_is_one_line_naming_it_and_the_fix(topics, value, message):
+    with pytest.raises(ValueError) as err:
+        topics.label_to_id(value)
+    assert str(err.value).startswith("Task 'topics': ") and message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_multi_label_task_needs_names_and_a_multi_label_metric():
+    base = {"name": "t", "format": "classification", "text_columns": ("text",), "label_kind": "multi_label"}
+    with pytest.raises(ValueError, match="label_kind 'multi_label' needs label_names"):
+        TaskSpec(**base, metric_config="multi_label", main_metric="micro_f1")
+    with pytest.raises(ValueError, match="metric_config 'accuracy' scores one label per row; a multi_label task"):
+        TaskSpec(**base, label_names=TOPICS, metric_config="accuracy", main_metric="accuracy")
+    with pytest.raises(ValueError, match="metric_config 'multi_label' scores label sets; label_kind 'classes'"):
+        TaskSpec(
+            **base | {"label_kind": None}, label_names=TOPICS, metric_config="multi_label", main_metric="macro_f1"
+        )
+    with pytest.raises(ValueError, match="label_kind 'multi_label' does not fit format 'multiple_choice'"):
+        TaskSpec(**{**base, "format": "multiple_choice"}, choice_columns=("a",), label_names=TOPICS)
+
+
+def test_multi_label_head_predictions_and_rows(topics, tmp_path):
+    assert topics.labels.head_config(topics) == {
+        "num_labels": 3,
+        "id2label": dict(enumerate(TOPICS)),
+        "label2id": {name: i for i, name in enumerate(TOPICS)},
+        "problem_type": "multi_label_classification",  # BCE with logits (GPT1ForSequenceClassification)
+    }
+    logits = np.array([[2.0, -1.0, 0.1], [0.0, -3.0, -0.2]], dtype=np.float32)
+    preds = topics.labels.predictions(logits)  # the sigmoid above 0.5: a positive logit; 0.5 itself is no
+    assert preds.tolist() == [[1, 0, 1], [0, 0, 0]]
+    path = write_predictions(topics, preds.tolist(), tmp_path, "test")
+    assert path.read_text().splitlines() == ["index\tlabel", '0\t["sports", "science"]', "1\t[]"]
+    for line in path.read_text().splitlines()[1:]:  # what is written reads back as the same set
+        assert topics.label_to_id(line.split("\t")[1]) in ([1.0, 0.0, 1.0], [0.0, 0.0, 0.0])
+
+
+def test_multi_label_scores_and_baseline(topics):
+    from sklearn.metrics import f1_score
+
+    from hf_gpt1.data.metrics import load_metric
+
+    references = np.array([[1, 0, 1], [0, 1, 0], [1, 0, 0], [1, 1, 0]], dtype=np.float32)  # as Trainer hands them
+    predictions = np.array([[1, 0, 0], [0, 1, 0], [1, 0, 1], [0, 0, 0]])
+    scores = score_with_baselines(load_metric(topics), topics, predictions, references)
+    assert scores["micro_f1"] == pytest.approx(f1_score(references, predictions, average="micro"))
+    assert scores["macro_f1"] == pytest.approx(f1_score(references, predictions, average="macro"))
+    assert scores["subset_accuracy"] == pytest.approx(0.25)  # only row 2 is exactly right
+    # the constant baseline predicts each label's most common value: sports always, the others never
+    constant = np.array([[1, 0, 0]] * 4)
+    assert scores["baseline_micro_f1"] == pytest.approx(f1_score(references, constant, average="micro"))
+    assert baseline_name(topics) == "majority-per-label"
+    assert scores["majority_share"] == 0.25
+    warnings = prediction_warnings(topics, "test", {"majority_share": 1.0, "majority_prediction": 5.0})
+    assert warnings[0].startswith('test: every prediction is \'["sports", "science"]\': the model answers the same')
