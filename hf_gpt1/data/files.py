@@ -397,9 +397,7 @@ def _read_glue_file(path: Path, spec: TaskSpec, split: str, skip_bad_rows: bool 
         _refuse_duplicate_ids(out["idx"], places, repr(layout.index_column))
     features = {name: datasets.Value("string") for name in columns if name != "label"}
     if "label" in columns:
-        features["label"] = (
-            datasets.Value("float32") if spec.is_regression else datasets.ClassLabel(names=list(spec.label_names))
-        )
+        features["label"] = spec.labels.feature(spec)  # ClassLabel ids, or float32 scores: the label kind's
     features["idx"] = datasets.Value("int64")
     ordered = {name: out[name] for name in features}
     return datasets.Dataset.from_dict(ordered, features=datasets.Features(features), split=split)

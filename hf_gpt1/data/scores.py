@@ -31,12 +31,15 @@ class Score:
         real_valued (`bool`): Scores predictions that are numbers (regression), not class ids.
         constant_is_zero (`bool`): A correlation: a constant prediction correlates with nothing, so its baseline is 0
             (computing it would divide by a zero variance).
+        label_sets (`bool`): Scores label sets, one row of 0/1 per class for each example (multi-label), not one
+            label per example.
     """
 
     compute: Callable[[np.ndarray, np.ndarray], float]
     greater_is_better: bool = True
     real_valued: bool = False
     constant_is_zero: bool = False
+    label_sets: bool = False
 
 
 def _accuracy(predictions: np.ndarray, references: np.ndarray) -> float:
@@ -79,6 +82,24 @@ def _mae(predictions: np.ndarray, references: np.ndarray) -> float:
     return float(np.mean(np.abs(predictions - references)))
 
 
+def _micro_f1(predictions: np.ndarray, references: np.ndarray) -> float:
+    from sklearn.metrics import f1_score
+
+    # every (row, label) decision pooled; no predicted and no gold label at all scores 0, not a warning
+    return float(f1_score(y_true=references.astype(int), y_pred=predictions, average="micro", zero_division=0))
+
+
+def _macro_f1(predictions: np.ndarray, references: np.ndarray) -> float:
+    from sklearn.metrics import f1_score
+
+    # the mean of each label's F1: a rare label weighs as much as a common one
+    return float(f1_score(y_true=references.astype(int), y_pred=predictions, average="macro", zero_division=0))
+
+
+def _subset_accuracy(predictions: np.ndarray, references: np.ndarray) -> float:
+    return float((predictions == references).all(axis=-1).mean())  # the whole set right
+
+
 SCORES: dict[str, Score] = {
     "accuracy": Score(_accuracy),
     "f1": Score(_f1),
@@ -87,6 +108,9 @@ SCORES: dict[str, Score] = {
     "spearmanr": Score(_spearman, real_valued=True, constant_is_zero=True),
     "mse": Score(_mse, greater_is_better=False, real_valued=True),
     "mae": Score(_mae, greater_is_better=False, real_valued=True),
+    "micro_f1": Score(_micro_f1, label_sets=True),
+    "macro_f1": Score(_macro_f1, label_sets=True),
+    "subset_accuracy": Score(_subset_accuracy, label_sets=True),
 }
 """Every score, by the key the metric module returns it under."""
 
@@ -97,6 +121,7 @@ METRIC_OUTPUTS: dict[str, tuple[str, ...]] = {
     "matthews_correlation": ("matthews_correlation",),
     "pearson_spearmanr": ("pearson", "spearmanr"),
     "mse_mae": ("mse", "mae"),
+    "multi_label": ("micro_f1", "macro_f1", "subset_accuracy"),  # label sets (`label_kind: multi_label`)
     # GLUE's own configs (those of the `glue` metric on the Hub), by task
     "cola": ("matthews_correlation",),
     "ax": ("matthews_correlation",),
@@ -114,7 +139,8 @@ def constant_scores(names: tuple[str, ...] | list[str], references: np.ndarray, 
     """What predicting `constant` for every row scores on `names` (a correlation: 0)."""
     import numpy as np
 
-    predictions = np.full(references.shape, constant, dtype=np.result_type(references, type(constant)))
+    constant = np.asarray(constant)  # a number, or one value per label (multi-label: broadcast to every row)
+    predictions = np.broadcast_to(constant, references.shape).astype(np.result_type(references, constant))
     return {
         name: 0.0 if SCORES[name].constant_is_zero else SCORES[name].compute(predictions, references) for name in names
     }

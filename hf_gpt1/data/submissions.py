@@ -59,20 +59,9 @@ def write_glue_submission(
     ids = list(range(len(predictions))) if ids is None else list(ids)
     if len(ids) != len(predictions):
         raise ValueError(f"{len(predictions)} predictions for {len(ids)} test rows: they must be one per row.")
-    if spec.is_regression:
-        predictions, _ = submission_scores(spec, predictions)
     lines = ["index\tprediction"]
     for i, (row_id, pred) in enumerate(zip(ids, predictions)):
-        if spec.is_regression:
-            lines.append(f"{row_id}\t{float(pred):.3f}")
-        else:
-            label_id = int(pred)
-            if not 0 <= label_id < len(spec.label_names):
-                raise ValueError(
-                    f"Prediction {pred!r} at row {i} is not a label id of {spec.name!r} "
-                    f"(0..{len(spec.label_names) - 1})."
-                )
-            lines.append(f"{row_id}\t{spec.label_names[label_id]}")
+        lines.append(f"{row_id}\t{spec.labels.submission_value(spec, i, pred)}")  # the label kind writes it
     return write_text_atomic(Path(output_dir) / spec.glue_tsv.submission_files[split], "\n".join(lines) + "\n")
 
 
@@ -96,11 +85,5 @@ def write_predictions(
         raise ValueError(f"{len(predictions)} predictions for {len(ids)} rows: they must be one per row.")
     lines = [f"{id_header}\t{spec.label_column}"]
     for row_id, pred in zip(ids, predictions):
-        if spec.is_regression:
-            value = f"{float(pred):.6g}"
-        elif spec.label_names is not None:
-            value = spec.label_names[int(pred)]
-        else:
-            value = str(int(pred) + spec.label_offset)
-        lines.append(f"{row_id}\t{value}")
+        lines.append(f"{row_id}\t{spec.labels.prediction_value(spec, pred)}")  # the label kind writes it
     return write_text_atomic(Path(output_dir) / f"{spec.name}_{split}_predictions.tsv", "\n".join(lines) + "\n")

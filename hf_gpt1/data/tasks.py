@@ -15,7 +15,6 @@ code. This module imports nothing but the standard library (and hf_gpt1's `forma
 from __future__ import annotations
 
 import dataclasses
-import math
 import numbers
 import os
 import re
@@ -25,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..formats import INPUT_FORMATS, InputFormat, input_format
+from .kinds import LABEL_KINDS, InputKind, LabelKind, input_kind, label_kind
 from .scores import METRIC_OUTPUTS, SCORES
 from .strict_files import load_strict
 
@@ -132,6 +132,8 @@ class TaskSpec:
         class_names (`tuple[str, ...]`, *optional*): What each class means, where the files write ids (GLUE's SST-2
             `0`/`1` are `negative`/`positive`, the Hub copy's `ClassLabel` names): `config.id2label`, and so what a
             pipeline answers, whatever the source; also accepted as labels. Default: `label_names`.
+        label_kind (`str`, *optional*): The kind of label, a key of [`~hf_gpt1.data.kinds.LABEL_KINDS`]. Default:
+            `choice` for multiple choice, `classes` with `label_names`, `score` without.
     """
 
     name: str
@@ -155,6 +157,7 @@ class TaskSpec:
     eval_splits: tuple[str, ...] = ("validation",)
     predicted_by: str | None = None
     aliases: tuple[str, ...] = ()
+    label_kind: str | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not _TASK_NAME.fullmatch(self.name) or set(self.name) == {"."}:
@@ -183,11 +186,17 @@ class TaskSpec:
                 f"Task {self.name!r}: format {self.format!r} takes {low if low == high else f'at least {low}'} text "
                 f"column(s), got {list(self.text_columns)}."
             )
-        if self.question_column is not None and not self.input_format.choices:
+        if self.label_kind is not None and self.label_kind not in LABEL_KINDS:
+            raise ValueError(
+                f"Task {self.name!r}: unknown label_kind {self.label_kind!r}; valid kinds: {list(LABEL_KINDS)}."
+            )
+        if problem := self.labels.declaration_problem(self):  # the label kind checks what it reads
+            raise ValueError(f"Task {self.name!r}: {problem}")
+        if self.question_column is not None and not self.inputs.labels_are_choices:
             raise ValueError(
                 f"Task {self.name!r}: question_column is for multiple_choice only (format {self.format!r})."
             )
-        if self.input_format.choices != bool(self.choice_columns):
+        if self.inputs.labels_are_choices != bool(self.choice_columns):
             raise ValueError(
                 f"Task {self.name!r}: choice_columns are required for multiple_choice and only valid there "
                 f"(format {self.format!r}, choice_columns {list(self.choice_columns)})."
@@ -217,24 +226,32 @@ class TaskSpec:
         return input_format(self.format)
 
     @property
+    def inputs(self) -> InputKind:
+        """The kind of this task's input ([`~hf_gpt1.data.kinds.InputKind`]): what the code outside the kinds asks
+        about the input."""
+        return input_kind(self.format)
+
+    @property
+    def labels(self) -> LabelKind:
+        """The kind of this task's labels ([`~hf_gpt1.data.kinds.LabelKind`]): what the code outside the kinds asks
+        about the labels, the head, the metric's baseline and the predictions."""
+        return label_kind(self)
+
+    @property
     def is_regression(self) -> bool:
         """Whether the label is a real number (one output, MSE loss)."""
-        return self.label_names is None and not self.input_format.choices
+        return self.labels.problem_type == "regression"
 
     @property
     def num_labels(self) -> int | None:
         """`config.num_labels` for the classification head: 1 for regression, `None` for multiple choice (one logit
         per choice, however many choices)."""
-        if self.input_format.choices:
-            return None
-        return 1 if self.label_names is None else len(self.label_names)
+        return self.labels.num_labels(self)
 
     @property
     def id2label(self) -> dict[int, str] | None:
         """`config.id2label` for the model, or `None` for regression / multiple choice."""
-        if self.input_format.choices or self.label_names is None:
-            return None
-        return dict(enumerate(self.class_names or self.label_names))
+        return self.labels.id2label(self)
 
     def row_ids(self, ids: Sequence[object]) -> list[object]:
         """The ids a split's rows are known by (in prediction files): the id column's values, or with
@@ -267,50 +284,7 @@ class TaskSpec:
         """
         if value is None or (isinstance(value, str) and value.strip() in ("", "-", "-1")) or _is_minus_one(value):
             return None
-        if self.is_regression:
-            try:
-                number = float(value)
-            except (TypeError, ValueError):
-                number = math.nan
-            if isinstance(value, bool) or not math.isfinite(number):
-                raise ValueError(f"Task {self.name!r}: regression label {value!r} is not a finite number.")
-            if self.label_range is not None and not self.label_range[0] <= number <= self.label_range[1]:
-                low, high = self.label_range
-                raise ValueError(
-                    f"Task {self.name!r}: score {value!r} is outside the task's range [{low:g}, {high:g}]; fix or "
-                    "drop the row (a scale of another dataset?)."
-                )
-            return number
-        if isinstance(value, bool) and self.label_names is not None:  # a bool column (BoolQ's `answer`)
-            named = [name.lower() for name in self.label_names]
-            if str(value).lower() in named:
-                return named.index(str(value).lower())
-            if tuple(self.label_names) == ("0", "1"):
-                return int(value)  # False, True: the ids 0, 1
-        if isinstance(value, str):
-            if self.label_names is not None and value.strip() in self.label_names:
-                return self.label_names.index(value.strip())
-            if self.class_names is not None and value.strip() in self.class_names:
-                return self.class_names.index(value.strip())
-            if value.strip().lstrip("-").isdigit():  # an id written as text (a CSV or TSV field)
-                return self._check_id(int(value) - self.label_offset, value)
-        elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
-            if self.label_names is not None and str(int(value)) in self.label_names:  # names written as numbers
-                return self.label_names.index(str(int(value)))
-            return self._check_id(int(value) - self.label_offset, value)
-        raise ValueError(f"Task {self.name!r}: label {value!r} is not one of {self._valid_labels()}.")
-
-    def _check_id(self, label_id: int, raw: object) -> int:
-        n = None if self.label_names is None else len(self.label_names)
-        if label_id < 0 or (n is not None and label_id >= n):
-            raise ValueError(f"Task {self.name!r}: label {raw!r} is not one of {self._valid_labels()}.")
-        return label_id
-
-    def _valid_labels(self) -> str:
-        if self.label_names is None:
-            return f"the choice indices (integers from {self.label_offset})"
-        ids = range(self.label_offset, self.label_offset + len(self.label_names))
-        return f"the names {list(self.label_names)} or the integer ids {list(ids)}"
+        return self.labels.parse(self, value)
 
 
 def _is_minus_one(value: object) -> bool:

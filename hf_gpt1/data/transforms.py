@@ -41,6 +41,7 @@ from ..formats import (
     similarity,
 )
 from ..tokenization_gpt1 import NO_LENGTH_LIMIT
+from .kinds import input_kind
 from .tasks import FORMATS, TaskSpec, get_task
 
 __all__ = [
@@ -231,6 +232,16 @@ class GPT1Collator(ABC):
                 f"Features {[i for i, v in enumerate(values) if v is None]} have no {key!r} while others do; drop "
                 "unlabelled rows (prepare_dataset(..., drop_unlabeled=True)) before training."
             )
+        if not self._labels_index_choices and any(isinstance(v, (list, tuple)) for v in values):
+            # one target per class (a label set as 0/1 per class: multi-label), float as BCE takes it
+            for i, value in enumerate(values):
+                if (
+                    not isinstance(value, (list, tuple))
+                    or (self.num_labels is not None and len(value) != self.num_labels)
+                    or not all((_is_float(v) or _is_int(v)) and math.isfinite(float(v)) for v in value)
+                ):
+                    raise ValueError(f"Feature {i}: label {value!r} is not a list of {self.num_labels} class targets.")
+            return torch.tensor([[float(v) for v in value] for value in values], dtype=torch.float32)
         regression = not self._labels_index_choices and (
             self.num_labels == 1 or (self.num_labels is None and any(_is_float(v) for v in values))
         )
@@ -392,25 +403,7 @@ class GPT1Preprocessor:
         task = self.task
         n_rows = len(next(iter(batch.values())))
         indices = range(n_rows) if indices is None else indices
-        out: dict[str, list] = {}
-        if task.input_format.choices:
-            parts = [self._texts(batch, name, indices) for name in task.text_columns]
-            out["context"] = self._tokenize([" ".join(p for p in row if p) for row in zip(*parts)])
-            if task.question_column:
-                out["question"] = self._tokenize(self._texts(batch, task.question_column, indices))
-            out["choices"] = self._choices(batch, indices)
-            # every answer's sequence is padded to the longest one's
-            questions = out.get("question", [[]] * n_rows)
-            out["length"] = [
-                len(c) + len(q) + max(map(len, a), default=0)
-                for c, q, a in zip(out["context"], questions, out["choices"])
-            ]
-        else:
-            for key, name in zip(("segment_a", "segment_b"), task.text_columns):
-                out[key] = self._tokenize(self._texts(batch, name, indices))
-            out["length"] = [
-                sum(map(len, row)) for row in zip(*(out[k] for k in ("segment_a", "segment_b") if k in out))
-            ]
+        out = task.inputs.tokenize(self, batch, indices)  # the kind reads its columns
         if task.label_column in batch:
             labels = []
             for value, row in zip(batch[task.label_column], indices):
@@ -459,7 +452,7 @@ def _custom_task(
     feature = dataset.features.get(label_column)
     if label_names is None and isinstance(feature, datasets.ClassLabel):
         label_names = feature.names
-    if label_names is None and not input_format(format).choices and feature is not None:
+    if label_names is None and not input_kind(format).labels_are_choices and feature is not None:
         if not (isinstance(feature, datasets.Value) and feature.dtype.startswith("float")):
             raise ValueError(
                 f"Column {label_column!r} ({feature}) is neither a ClassLabel nor float: pass label_names=[...] for "

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import os
 import re
 import statistics
@@ -508,7 +507,7 @@ def packed_text(path: Path, task: str) -> tuple[str, int]:
     `label_range` (files written before the runs clipped them); returns the text and how many scores were clipped."""
     text = path.read_text(encoding="utf-8")
     spec = get_task(task)
-    if not spec.is_regression:
+    if not spec.labels.clips_to_range:
         return text, 0
     header, *rows = text.splitlines()
     ids, values = zip(*(row.split("\t") for row in rows)) if rows else ((), ())
@@ -551,13 +550,7 @@ def check_submission_file(path: Path, task: str) -> None:
         problem = None
         if len(fields) != 2 or fields[0] != expected:
             problem = f"expected the row of index {expected}, got {line!r}"
-        elif spec.is_regression:
-            try:
-                valid = math.isfinite(float(fields[1]))
-            except ValueError:
-                valid = False
-            problem = None if valid else f"{fields[1]!r} is not a score"
-        elif fields[1] not in spec.label_names:
-            problem = f"{fields[1]!r} is not one of {list(spec.label_names)}"
+        else:  # the label kind says what a valid prediction is
+            problem = spec.labels.submission_problem(spec, fields[1])
         if problem:
             raise ValueError(f"{path}:{number}: {problem}; {again}.")

@@ -413,8 +413,7 @@ def build_model(
     Every weight but a new head's comes from the checkpoint. With `predict_only`, the head too, and it must have been
     fine-tuned on this task, with its labels (`--ignore_head_checks` lets a user predict with any head knowingly).
     """
-    fmt = spec.input_format
-    head = model_head(fmt.head)
+    head = model_head(spec.input_format.head)
     checked = predict_only and not model_args.ignore_head_checks
     overrides: dict[str, Any] = {
         "lm_coef": model_args.lm_coef,
@@ -423,15 +422,8 @@ def build_model(
         **GPT1Config.format_fields(spec.format),
         "clf_label_smoothing": model_args.clf_label_smoothing,
         "dtype": MODEL_DTYPES[weights_dtype(model_args.model_dtype, bf16, engine)],
+        **spec.labels.head_config(spec),  # num_labels, id2label, problem_type (the loss): the label kind's
     }
-    if not fmt.choices:
-        overrides["num_labels"] = spec.num_labels
-        if spec.id2label:
-            overrides["id2label"] = spec.id2label
-            overrides["label2id"] = {v: k for k, v in spec.id2label.items()}
-        overrides["problem_type"] = "regression" if spec.is_regression else "single_label_classification"
-        if spec.is_regression:  # the pipeline's label for the score (transformers' default would say LABEL_0)
-            overrides["id2label"], overrides["label2id"] = {0: "similarity"}, {"similarity": 0}
     if not predict_only:
         overrides["finetuned_task"] = spec.name
     if model_args.from_scratch:
@@ -492,13 +484,10 @@ def _check_arguments(
     spec: TaskSpec, model_args: ModelArguments, data_args: DataArguments, args: GPT1TrainingArguments, recipe: str
 ) -> None:
     """What the arguments' own checks cannot see: the task and recipe together (every problem, in one error)."""
-    multiple_choice = spec.input_format.choices
-    command = spec.input_format.command
     problems = []
-    if recipe in COMMAND_RECIPES and recipe != command.replace("-", "_"):
-        kind = "multiple choice" if multiple_choice else "not multiple choice"
-        problems.append(f"--task {data_args.task!r} is {kind}: run it with hf-gpt1 {command}.")
-    if data_args.segment_cap is not None and not multiple_choice:
+    if recipe in COMMAND_RECIPES and (problem := spec.inputs.command_problem(recipe, data_args.task)):
+        problems.append(problem)  # the input kind names the command that fine-tunes it
+    if data_args.segment_cap is not None and not spec.inputs.labels_are_choices:
         problems.append("--segment_cap applies to multiple-choice tasks (Story Cloze, RACE, SWAG) only.")
     if data_args.story_cloze_protocol and spec.name != "story_cloze":
         problems.append(f"--story_cloze_protocol is Story Cloze's; --task {data_args.task!r} has no such protocol.")
@@ -512,8 +501,8 @@ def _check_arguments(
             "--from_scratch --do_train false would predict with random weights; drop one of them (or pass "
             "--ignore_head_checks to do it anyway)."
         )
-    if model_args.clf_label_smoothing and spec.is_regression:
-        problems.append(f"--clf_label_smoothing applies to classes; {spec.name!r} is a regression task.")
+    if model_args.clf_label_smoothing and not spec.labels.label_smoothing:
+        problems.append(f"--clf_label_smoothing applies to classes; {spec.name!r} is {spec.labels.described}.")
     if not (args.do_train or args.do_eval or args.do_predict):
         problems.append("--do_train, --do_eval and --do_predict are all false: there is nothing to do.")
     if problems:
@@ -607,13 +596,11 @@ def _check_columns(spec: TaskSpec, split: str, rows: datasets.Dataset, source: s
             f"{source}: task {spec.name!r} needs column(s) {missing}, but the columns are {rows.column_names}. Rename "
             "them (the Hub's names), or give the official GLUE file."
         )
-    if not spec.input_format.choices:  # an empty text would be classified from its special tokens alone
-        for name in spec.text_columns:
-            empty = next((i for i, text in enumerate(rows[name]) if isinstance(text, str) and not text.strip()), None)
-            if empty is not None:
-                raise ValueError(
-                    f"{source}: data row {empty + 1} has an empty {name!r}; fill in the text or drop the row."
-                )
+    # an empty text would be classified from its special tokens alone (the input kind says where that matters)
+    if empty := spec.inputs.empty_text_problem(spec, {name: rows[name] for name in spec.text_columns}):
+        raise ValueError(
+            f"{source}: data row {empty[0] + 1} has an empty {empty[1]!r}; fill in the text or drop the row."
+        )
     for name in spec.choice_columns:  # a list of options per row (RACE): the model scores them side by side
         if isinstance(rows.features[name], (datasets.Sequence, datasets.List)):
             counts = pc.list_value_length(rows.data.column(name)).to_numpy(zero_copy_only=False)
@@ -754,7 +741,7 @@ def _subset_accuracies(spec: TaskSpec, split: str, ids: list, preds: np.ndarray,
 def _predictions(spec: TaskSpec, outputs: np.ndarray | tuple) -> np.ndarray:
     """Trainer's prediction outputs → one prediction per example: the score (regression) or the class / choice."""
     logits = outputs[0] if isinstance(outputs, tuple) else outputs
-    return logits.squeeze(-1) if spec.is_regression else logits.argmax(-1)
+    return spec.labels.predictions(logits)
 
 
 def _metric_fn(spec: TaskSpec):
@@ -779,13 +766,14 @@ def _predict(trainer: GPT1Trainer, spec: TaskSpec, split: str, dataset, raw_rows
     output = trainer.predict(dataset.select(scored), metric_key_prefix=prefix) if len(scored) else None
     unscored = np.setdiff1d(np.arange(dataset.num_rows), scored)
     rest = dataset.remove_columns(["labels"]) if "labels" in dataset.column_names else dataset
-    preds = np.empty(dataset.num_rows, dtype=np.float32 if spec.is_regression else np.int64)
-    if len(scored):
-        preds[scored] = _predictions(spec, output.predictions)
+    parts = [(scored, _predictions(spec, output.predictions))] if len(scored) else []
     if len(unscored):
-        preds[unscored] = _predictions(
-            spec, trainer.predict(rest.select(unscored), metric_key_prefix=prefix).predictions
-        )
+        unscored_output = trainer.predict(rest.select(unscored), metric_key_prefix=prefix)
+        parts.append((unscored, _predictions(spec, unscored_output.predictions)))
+    # one prediction per row, of the label kind's shape and type (a class id, a score, a row of 0/1 per class)
+    preds = np.empty((dataset.num_rows, *parts[0][1].shape[1:]), dtype=parts[0][1].dtype) if parts else np.empty(0)
+    for rows, values in parts:
+        preds[rows] = values
     if len(preds) != raw_rows.num_rows:  # never write a submission whose rows do not match the input's
         raise RuntimeError(f"{len(preds)} predictions for the {raw_rows.num_rows} rows of the {split} split.")
     columns = raw_rows.column_names
@@ -807,7 +795,7 @@ def _predict(trainer: GPT1Trainer, spec: TaskSpec, split: str, dataset, raw_rows
         if len(unscored):
             results[split][f"eval_{split}_unscored_rows"] = len(unscored)
             line += f" ({len(unscored)} rows without a gold label predicted, not scored)"
-    clipped = submission_scores(spec, preds.tolist())[1] if glue and spec.is_regression else 0
+    clipped = submission_scores(spec, preds.tolist())[1] if glue and spec.labels.clips_to_range else 0
     if clipped:  # the GLUE server takes STS-B scores in [0, 5]: the file holds the nearest bound
         low, high = spec.label_range
         results[f"{split}_clipped_to_label_range"] = clipped

@@ -139,6 +139,8 @@ def test_the_metric_module_computes_what_the_task_table_declares():
     for config, scores in METRIC_OUTPUTS.items():
         regression = any(SCORES[name].real_valued for name in scores)
         predictions, references = ([0.5, 2.0, 4.0], [1.0, 2.5, 3.0]) if regression else ([0, 1, 1], [0, 1, 0])
+        if any(SCORES[name].label_sets for name in scores):  # multi-label: a row of 0/1 per class for each example
+            predictions, references = [[0, 1], [1, 1], [1, 0]], [[0, 1], [1, 0], [1, 0]]
         result = evaluate.load(glue_metric_path(), config).compute(predictions=predictions, references=references)
         assert tuple(result) == scores, config
 

@@ -134,6 +134,17 @@ def test_collator_label_dtypes_and_absence():
     assert "lm_labels" not in GPT1ClassificationCollator(**COLLATOR_IDS, return_lm_labels=False)([{"segment_a": [1]}])
 
 
+def test_collator_stacks_a_label_with_one_target_per_class():
+    """A label kind whose label is a vector (multi-label: 0/1 per class) is batched as float, as BCE takes it."""
+    collator = GPT1ClassificationCollator(**COLLATOR_IDS, num_labels=3)
+    batch = collator([{"segment_a": [1], "labels": [1.0, 0.0, 1.0]}, {"segment_a": [2], "labels": [0, 0, 0]}])
+    assert batch["labels"].dtype == torch.float32 and batch["labels"].tolist() == [[1, 0, 1], [0, 0, 0]]
+    with pytest.raises(ValueError, match=r"Feature 1: label \[1.0\] is not a list of 3 class targets"):
+        collator([{"segment_a": [1], "labels": [1.0, 0.0, 1.0]}, {"segment_a": [2], "labels": [1.0]}])
+    with pytest.raises(ValueError, match=r"Feature 1: label 2 is not a list of 3 class targets"):
+        collator([{"segment_a": [1], "labels": [1.0, 0.0, 1.0]}, {"segment_a": [2], "labels": 2}])
+
+
 def test_collator_errors_name_the_problem():
     collator = GPT1ClassificationCollator(**COLLATOR_IDS, num_labels=2)
     with pytest.raises(KeyError, match=r"no 'segment_a' key \(keys present: \['input_ids', 'label'\]\)"):

@@ -990,3 +990,79 @@ def test_execute_refuses_inputs_changed_since_the_plan(tiny, glue_slice, tmp_pat
     with pytest.raises(ValueError, match=f"{weights} changed after this run was planned"):
         execute_finetuning(plan)
     assert not (tmp_path / "out").exists()
+
+
+# ------------------------------------------------------------------------------------------------- multi-label
+
+
+def test_multi_label_classification_from_a_task_file_end_to_end(tiny_lm, tmp_path):
+    """A multi-label task of one's own (transformers' `problem_type="multi_label_classification"`): label sets from a
+    CSV (names separated by ","), a JSONL (lists) and a TSV test file; BCE inside L3, micro and macro F1 with the
+    constant baseline, predictions in input order as sets of names, every label's sigmoid score from the stock
+    pipeline, and the scores in the card's model-index."""
+    import yaml
+
+    from hf_gpt1.tools.hub import card_facts
+
+    names = ["sports", "politics", "science"]
+    task = tmp_path / "topics.yaml"
+    task.write_text(yaml.safe_dump({
+        "name": "topics", "format": "classification", "text_columns": ["text"], "label_names": names,
+        "label_column": "topics", "label_kind": "multi_label", "metric_config": "multi_label",
+        "main_metric": "micro_f1",
+    }))  # fmt: skip
+    rng = random.Random(0)
+    rows = [(f"{sentence(rng)} number {i} .", sorted(rng.sample(names, rng.randint(0, 2)))) for i in range(40)]
+    train = write_csv(tmp_path / "train.csv", ["text", "topics"], [[text, ", ".join(s)] for text, s in rows[:32]])
+    validation = tmp_path / "validation.jsonl"
+    validation.write_text("".join(json.dumps({"text": text, "topics": s}) + "\n" for text, s in rows[32:]))
+    test = tmp_path / "test.tsv"
+    test.write_text("text\n" + "".join(f"{text}\n" for text, _ in rows[::-1]))  # reversed: the order is the file's
+    out = tmp_path / "out"
+    argv = ["--task", str(task), "--model_name_or_path", str(tiny_lm), "--train_file", str(train),
+            "--validation_file", str(validation), "--test_file", str(test), "--output_dir", str(out),
+            "--num_train_epochs", "1", "--per_device_train_batch_size", "8", "--logging_steps", "1",
+            *COMMON]  # fmt: skip
+    results = glue(argv)
+
+    validation_scores = results["validation"]
+    for name in ("micro_f1", "macro_f1", "subset_accuracy", "baseline_micro_f1"):
+        assert 0 <= validation_scores[f"eval_validation_{name}"] <= 1, name
+    config = json.loads((out / "config.json").read_text())
+    assert config["problem_type"] == "multi_label_classification" and config["id2label"] == dict(
+        (str(i), name) for i, name in enumerate(names)
+    )
+    for entry in [e for e in results["log_history"] if "clf_loss" in e and "loss" in e]:  # L3 = L2 + 0.5·L1
+        assert entry["loss"] == pytest.approx(entry["clf_loss"] + 0.5 * entry["lm_loss"], rel=1e-3)
+
+    # predictions: one row per test row, in the file's order, each a set of the task's names
+    lines = (out / "topics_test_predictions.tsv").read_text().splitlines()
+    assert lines[0] == "index\ttopics" and len(lines) == len(rows) + 1
+    predicted = [json.loads(line.split("\t")[1]) for line in lines[1:]]
+    assert [line.split("\t")[0] for line in lines[1:]] == [str(i) for i in range(len(rows))]
+    assert all(set(labels) <= set(names) for labels in predicted)
+    # the stock pipeline: every label's sigmoid score, and the same sets above 0.5
+    classifier = pipeline("text-classification", model=str(out))
+    for (text, _), labels in zip(rows[::-1], predicted):
+        scores = classifier(text, top_k=None)
+        assert sorted(d["label"] for d in scores) == sorted(names) and all(0 < d["score"] < 1 for d in scores)
+        assert sorted(d["label"] for d in scores if d["score"] > 0.5) == sorted(labels)
+    # the card's model-index carries the multi-label scores
+    metrics = {r.metric_type for r in card_facts(out, "me/topics")["card_data"].eval_results}
+    assert {"micro_f1", "macro_f1", "subset_accuracy"} <= metrics
+
+
+def test_bad_input_a_label_set_with_an_unknown_name(capsys, tiny_lm, tmp_path, no_training):
+    task = tmp_path / "topics.json"
+    task.write_text(json.dumps({
+        "name": "topics", "format": "classification", "text_columns": ["text"], "label_names": ["sports", "science"],
+        "label_kind": "multi_label", "metric_config": "multi_label", "main_metric": "macro_f1",
+    }))  # fmt: skip
+    train = write_csv(tmp_path / "train.csv", ["text", "label"], [["a goal", "sports"], ["a vote", "sports|politics"]])
+    out = tmp_path / "out"
+    err = glue_error(capsys, ["--task", str(task), "--train_file", str(train), "--validation_file", str(train),
+                             *mc_args(tiny_lm, out)])  # fmt: skip
+    assert err.count("\n") <= 1 and "train.csv" in err and "Row 1, column 'label'" in err, err
+    assert "label 'sports|politics' is not one of the names ['sports', 'science']" in err
+    assert "write a label set as names separated by ',' (CSV/TSV) or as a list (JSON)." in err
+    assert not out.exists()  # refused before anything is written

@@ -55,7 +55,7 @@ def load_metric(task: str | TaskSpec, **kwargs) -> evaluate.EvaluationModule:
 
 def baseline_name(spec: TaskSpec) -> str:
     """What the baseline predicts: the references' mean (regression) or their most common class."""
-    return "mean-prediction" if spec.is_regression else "majority-class"
+    return spec.labels.baseline_name
 
 
 def score_with_baselines(
@@ -66,14 +66,7 @@ def score_with_baselines(
     varied the predictions are (`majority_prediction` and its share, or `prediction_std`)."""
     predictions, references = np.asarray(predictions), np.asarray(references)
     scores = metric.compute(predictions=predictions, references=references)
-    if spec.is_regression:
-        constant = float(references.mean())
-        spread = {"prediction_std": float(predictions.std())}
-    else:
-        values, counts = np.unique(references, return_counts=True)
-        constant = values[counts.argmax()].item()
-        values, counts = np.unique(predictions, return_counts=True)
-        spread = {"majority_prediction": float(values[counts.argmax()]), "majority_share": counts.max() / counts.sum()}
+    constant, spread = spec.labels.constant(references), spec.labels.spread(predictions)  # the label kind's
     with warnings.catch_warnings():  # e.g. sklearn's "undefined" warnings for a one-class prediction
         warnings.simplefilter("ignore")
         baseline = constant_scores(list(scores), references, constant)
@@ -111,7 +104,7 @@ def prediction_warnings(spec: TaskSpec, split: str, scores: dict[str, float], pr
     every row, or a main score no better than the constant baseline's."""
     found = []
     if scores.get(f"{prefix}majority_share") == 1.0:
-        label = _label_name(spec, scores[f"{prefix}majority_prediction"])
+        label = spec.labels.prediction_name(spec, scores[f"{prefix}majority_prediction"])
         found.append(
             f"{split}: every prediction is {label!r}: the model answers the same whatever the input (check the "
             "learning rate, the number of updates and the labels)."
@@ -130,7 +123,3 @@ def prediction_warnings(spec: TaskSpec, split: str, scores: dict[str, float], pr
 def beats(spec: TaskSpec, score: float, other: float) -> bool:
     """Whether `score` of the task's main metric is strictly better than `other`, in the metric's direction."""
     return score > other if SCORES[spec.main_metric].greater_is_better else score < other
-
-
-def _label_name(spec: TaskSpec, prediction: float) -> str:
-    return (spec.id2label or {}).get(int(prediction), str(int(prediction)))

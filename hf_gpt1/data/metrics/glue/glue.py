@@ -27,8 +27,9 @@ The metrics of the GLUE benchmark, as GLUE defines them: Matthews correlation fo
 set AX, Pearson and Spearman correlation for STS-B, F1 (of the positive class) and accuracy for MRPC and QQP,
 accuracy for the other GLUE tasks.
 Any other task picks a kind: `accuracy` (the other benchmarks of the GPT-1 paper: SNLI, SciTail, Story Cloze, RACE;
-SWAG), `accuracy_f1`, `matthews_correlation`, `pearson_spearmanr` or `mse_mae` (errors: lower is better), or a config
-of its own (`hf_gpt1.data.scores`).
+SWAG), `accuracy_f1`, `matthews_correlation`, `pearson_spearmanr`, `mse_mae` (errors: lower is better) or
+`multi_label` (micro and macro F1 and subset accuracy of label sets, one row of 0/1 per class), or a config of its own
+(`hf_gpt1.data.scores`).
 """
 
 _KWARGS_DESCRIPTION = """
@@ -58,12 +59,14 @@ class Glue(evaluate.Metric):
         # float64, and no `format="numpy"` (whose formatter casts floats to float32): scores are not rounded before
         # the correlation.
         real = any(SCORES[name].real_valued for name in METRIC_OUTPUTS[self.config_name])
-        dtype = "float64" if real else "int64"
+        value = datasets.Value("float64" if real else "int64")
+        if any(SCORES[name].label_sets for name in METRIC_OUTPUTS[self.config_name]):
+            value = datasets.Sequence(value)  # multi-label: a row of 0/1 per class for each example
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features({"predictions": datasets.Value(dtype), "references": datasets.Value(dtype)}),
+            features=datasets.Features({"predictions": value, "references": value}),
             codebase_urls=[],
             reference_urls=["https://gluebenchmark.com/"],
         )
