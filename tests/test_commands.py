@@ -78,25 +78,42 @@ def test_version(capsys):
 @pytest.mark.slow
 def test_the_console_script_and_python_m_are_the_command(tmp_path):
     """The real entry points, each in a fresh process as a user starts it: the `hf-gpt1` script (help, version, a
-    refusal), `python -m hf_gpt1`, and `python -m` of each command module (never exit 0 having done nothing)."""
+    refusal), `python -m hf_gpt1` and `python -m` of a command module (its refusal is the script's, byte for byte).
+    Every other command module's `python -m` is the same two lines, proved in-process below."""
     from hf_gpt1 import __version__
     from hf_gpt1.commands import COMMANDS
 
     listed = console("--help", cwd=tmp_path)
     assert listed.returncode == 0 and "\n  reproduce " in listed.stdout
-    for flag in ("--version", "-V"):
-        done = console(flag, cwd=tmp_path)
-        assert done.returncode == 0 and done.stdout == f"hf-gpt1 {__version__}\n"
+    done = console("-V", cwd=tmp_path)  # --version is the same branch (test_version, in-process)
+    assert done.returncode == 0 and done.stdout == f"hf-gpt1 {__version__}\n"
     expected = console("glue", "--no_such_flag", "1", cwd=tmp_path)
     assert expected.returncode == 2 and "required: --task" in expected.stderr
-    for module in ("hf_gpt1", *(path for path, _ in COMMANDS.values())):
-        argv = ["convert", "--help"] if module == "hf_gpt1" else ["--help"]
-        helped = subprocess.run([sys.executable, "-m", module, *argv], cwd=tmp_path, capture_output=True, text=True,
-                                timeout=300)  # fmt: skip
-        assert helped.returncode == 0 and helped.stdout.startswith("usage: hf-gpt1 "), helped.stderr[-2000:]
+    helped = subprocess.run([sys.executable, "-m", "hf_gpt1", "convert", "--help"], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=300)  # fmt: skip
+    assert helped.returncode == 0 and helped.stdout.startswith("usage: hf-gpt1 convert "), helped.stderr[-2000:]
     refused = subprocess.run([sys.executable, "-m", COMMANDS["glue"][0], "--no_such_flag", "1"], cwd=tmp_path,
                              capture_output=True, text=True, timeout=300)  # fmt: skip
     assert refused.returncode == 2 and refused.stderr == expected.stderr
+
+
+@pytest.mark.parametrize("name", ["glue", "multiple-choice", "pretrain", "zero-shot", "convert", "push", "reproduce"])
+def test_python_m_of_each_command_module_is_the_command(name, capsys, monkeypatch):
+    """`python -m hf_gpt1.commands.<name> --help`, run as `python -m` runs a module (`runpy`, as `__main__`), in this
+    process: the command's help, exit 0 (never exit 0 having done nothing: a module without its `__main__` lines
+    prints nothing). The process itself runs once, in the full tier (above)."""
+    import runpy
+    import warnings
+
+    from hf_gpt1.commands import COMMANDS
+
+    monkeypatch.setattr(sys, "argv", [COMMANDS[name][0], "--help"])
+    with warnings.catch_warnings():  # runpy warns that the module was imported before it ran as __main__
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with pytest.raises(SystemExit) as done:
+            runpy.run_module(COMMANDS[name][0], run_name="__main__")
+    assert done.value.code == 0
+    assert capsys.readouterr().out.startswith(f"usage: hf-gpt1 {name}")
 
 
 def test_convert_and_push_parse_as_every_command_does(tmp_path):
