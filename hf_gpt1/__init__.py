@@ -45,7 +45,7 @@ GPT1Tokenizer.register_for_auto_class("AutoTokenizer")
 register_pipelines()  # pipeline("multiple-choice", model=...)
 register_peft_targets()  # get_peft_model(model, LoraConfig()) without target_modules
 
-__version__ = "0.4.0.dev0"
+__version__ = "0.6.0"
 
 # Public names whose modules import datasets (and the training stack): loaded on first access.
 _LAZY = {

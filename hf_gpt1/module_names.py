@@ -13,8 +13,8 @@ from typing import Any
 
 __all__ = ["REMOVED_IN", "lazy_names", "moved_names"]
 
-REMOVED_IN = "0.6"
-"""The release that removes the old names."""
+REMOVED_IN = "0.7"
+"""The release that removes the names moved since 0.6.0 (CHANGELOG.md, Deprecated)."""
 
 
 def moved_names(old: str, homes: Sequence[str], names: Sequence[str] | None = None) -> Callable[[str], Any]:

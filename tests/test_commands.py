@@ -78,25 +78,42 @@ def test_version(capsys):
 @pytest.mark.slow
 def test_the_console_script_and_python_m_are_the_command(tmp_path):
     """The real entry points, each in a fresh process as a user starts it: the `hf-gpt1` script (help, version, a
-    refusal), `python -m hf_gpt1`, and `python -m` of each command module (never exit 0 having done nothing)."""
+    refusal), `python -m hf_gpt1` and `python -m` of a command module (its refusal is the script's, byte for byte).
+    Every other command module's `python -m` is the same two lines, proved in-process below."""
     from hf_gpt1 import __version__
     from hf_gpt1.commands import COMMANDS
 
     listed = console("--help", cwd=tmp_path)
     assert listed.returncode == 0 and "\n  reproduce " in listed.stdout
-    for flag in ("--version", "-V"):
-        done = console(flag, cwd=tmp_path)
-        assert done.returncode == 0 and done.stdout == f"hf-gpt1 {__version__}\n"
+    done = console("-V", cwd=tmp_path)  # --version is the same branch (test_version, in-process)
+    assert done.returncode == 0 and done.stdout == f"hf-gpt1 {__version__}\n"
     expected = console("glue", "--no_such_flag", "1", cwd=tmp_path)
     assert expected.returncode == 2 and "required: --task" in expected.stderr
-    for module in ("hf_gpt1", *(path for path, _ in COMMANDS.values())):
-        argv = ["convert", "--help"] if module == "hf_gpt1" else ["--help"]
-        helped = subprocess.run([sys.executable, "-m", module, *argv], cwd=tmp_path, capture_output=True, text=True,
-                                timeout=300)  # fmt: skip
-        assert helped.returncode == 0 and helped.stdout.startswith("usage: hf-gpt1 "), helped.stderr[-2000:]
+    helped = subprocess.run([sys.executable, "-m", "hf_gpt1", "convert", "--help"], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=300)  # fmt: skip
+    assert helped.returncode == 0 and helped.stdout.startswith("usage: hf-gpt1 convert "), helped.stderr[-2000:]
     refused = subprocess.run([sys.executable, "-m", COMMANDS["glue"][0], "--no_such_flag", "1"], cwd=tmp_path,
                              capture_output=True, text=True, timeout=300)  # fmt: skip
     assert refused.returncode == 2 and refused.stderr == expected.stderr
+
+
+@pytest.mark.parametrize("name", ["glue", "multiple-choice", "pretrain", "zero-shot", "convert", "push", "reproduce"])
+def test_python_m_of_each_command_module_is_the_command(name, capsys, monkeypatch):
+    """`python -m hf_gpt1.commands.<name> --help`, run as `python -m` runs a module (`runpy`, as `__main__`), in this
+    process: the command's help, exit 0 (never exit 0 having done nothing: a module without its `__main__` lines
+    prints nothing). The process itself runs once, in the full tier (above)."""
+    import runpy
+    import warnings
+
+    from hf_gpt1.commands import COMMANDS
+
+    monkeypatch.setattr(sys, "argv", [COMMANDS[name][0], "--help"])
+    with warnings.catch_warnings():  # runpy warns that the module was imported before it ran as __main__
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with pytest.raises(SystemExit) as done:
+            runpy.run_module(COMMANDS[name][0], run_name="__main__")
+    assert done.value.code == 0
+    assert capsys.readouterr().out.startswith(f"usage: hf-gpt1 {name}")
 
 
 def test_convert_and_push_parse_as_every_command_does(tmp_path):
@@ -161,21 +178,50 @@ def test_the_command_table_the_readme_and_the_help_agree(capsys):
         assert callable(importlib.import_module(module).main)
 
 
-MOVED_COMMANDS = {"zero_shot": "zero_shot", "convert": "convert", "hub": "push", "reproduce": "reproduce"}
+# The tool commands' old homes: `python -m hf_gpt1.tools.<old>` and their names there warned for one release and
+# were removed in 0.6.0 (CHANGELOG.md); each now answers as a wrong name does.
+MOVED_COMMANDS = {"zero_shot": "zero-shot", "convert": "convert", "hub": "push", "reproduce": "reproduce"}
 
 
 @pytest.mark.parametrize(
-    ("old", "name", "new"),
+    ("old", "name"),
     [
-        *((f"hf_gpt1.tools.{old}", "main", f"hf_gpt1.commands.{new}") for old, new in MOVED_COMMANDS.items()),
-        ("hf_gpt1.tools.hub", "PushArguments", "hf_gpt1.commands.push"),
-        ("hf_gpt1.training.cli", "parse_recipe_args", "hf_gpt1.commands.command_line"),
-        ("hf_gpt1.training.cli", "flags_for_inputs", "hf_gpt1.training.flags"),
+        *((f"hf_gpt1.tools.{old}", "main") for old in MOVED_COMMANDS),
+        ("hf_gpt1.tools.hub", "PushArguments"),
+        ("hf_gpt1.tools.convert", "ConvertArguments"),
+        ("hf_gpt1.tools.zero_shot", "ZeroShotArguments"),
     ],
 )
-def test_a_moved_name_still_answers_with_a_warning(old, name, new):
+def test_a_name_removed_in_0_6_is_gone(old, name):
     import importlib
 
-    with pytest.warns(FutureWarning, match=rf"{old}.{name} moved to {new}.{name}; the old name is removed in"):
-        value = getattr(importlib.import_module(old), name)
-    assert value is getattr(importlib.import_module(new), name)
+    with pytest.raises(AttributeError, match=f"has no attribute {name!r}"):
+        getattr(importlib.import_module(old), name)
+
+
+def test_the_old_command_lines_modules_are_gone():
+    # hf_gpt1.training.cli (the commands' machinery before hf_gpt1.commands.command_line) and log_once
+    with pytest.raises(ModuleNotFoundError, match="hf_gpt1.training.cli"):
+        import hf_gpt1.training.cli  # noqa: F401
+    with pytest.raises(ImportError, match="log_once"):
+        from hf_gpt1.training.results import log_once  # noqa: F401
+
+
+@pytest.mark.parametrize(("old", "command"), MOVED_COMMANDS.items())
+def test_python_m_of_a_tool_module_names_its_command_and_runs_nothing(old, command, tmp_path, monkeypatch):
+    """`python -m hf_gpt1.tools.hub ...` (run in-process, as `python -m` runs it): one line naming the command that
+    replaced it, exit status 1, never a silent exit 0 having done nothing."""
+    import runpy
+    import warnings
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", ["x", "--output_dir", "never"])
+    with warnings.catch_warnings():  # runpy warns that the module was imported before it ran as __main__
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with pytest.raises(SystemExit) as done:
+            runpy.run_module(f"hf_gpt1.tools.{old}", run_name="__main__")
+    assert done.value.code == (
+        f"error: python -m hf_gpt1.tools.{old} was removed in hf_gpt1 0.6.0: run hf-gpt1 {command} (or "
+        f"python -m hf_gpt1.commands.{command.replace('-', '_')})."
+    )
+    assert not Path("never").exists()

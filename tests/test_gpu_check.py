@@ -47,6 +47,24 @@ def test_the_dry_run_runs_every_stage_and_reports_each_target(tmp_path):
     ):
         assert what in measured, what
     assert "| what | measured | target | met |" in (tmp_path / "gpu_check.md").read_text()
+    profiled = {case for case, row in result["profile"].items() if isinstance(row, dict)}
+    assert profiled == set(gpu_check().DRY_PROFILED)  # each measured (the GPU's cases: the test below)
+
+
+def test_every_profiled_case_is_wired_and_the_dry_run_builds_each_kind_of_step(tmp_path):
+    """The GPU run profiles PROFILED, the dry run DRY_PROFILED: every name is a case of benchmarks/step_profile.py (a
+    misspelt one would end the GPU's profile stage), and the dry run builds each kind of step the GPU's cases build
+    (pre-training, fine-tuning, decoding), so a broken step builder fails on the CPU first."""
+    check = gpu_check()
+    spec = importlib.util.spec_from_file_location("step_profile", REPO_ROOT / "benchmarks" / "step_profile.py")
+    step_profile = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(step_profile)
+    for dry, cases in ((False, check.PROFILED), (True, check.DRY_PROFILED)):
+        command = check.stage_commands(dry, tmp_path, tmp_path)["profile"][0]
+        assert command[command.index("--cases") + 1].split(",") == list(cases)
+        assert set(cases) <= set(step_profile.CASES), set(cases) - set(step_profile.CASES)
+    kinds = {case.split("_")[0] for case in check.PROFILED}
+    assert {case.split("_")[0] for case in check.DRY_PROFILED} == kinds == {"pretrain", "finetune", "decode"}
 
 
 def test_no_gpu_without_dry_run_is_one_line(capsys):

@@ -4,7 +4,6 @@
 needs datasets or the training stack loaded only on first use."""
 
 import json
-import logging
 import subprocess
 import sys
 
@@ -149,42 +148,53 @@ def test_every_source_file_carries_the_licence_header():
     assert (REPO_ROOT / "LICENSE").read_text().startswith("Copyright 2026 The hf_gpt1 authors.")
 
 
-def test_every_public_name_of_the_last_release_still_answers():
-    """Every name in a module's `__all__` at the last landing (c80138a; the list is read from its sources into
-    tests/fixtures/public_names_c80138a.json) still answers from that module: a name that moved or was replaced
-    warns (FutureWarning) naming what to use, for one release."""
+# The names of the fixture's modules that 0.6.0 removed, as their FutureWarnings said it would (CHANGELOG.md, Removed).
+REMOVED_IN_0_6 = {
+    "hf_gpt1.tools.reproduce": {"main"},  # hf_gpt1.commands.reproduce.main
+    "hf_gpt1.training.cli": None,  # the whole module: hf_gpt1.commands.command_line, hf_gpt1.training.flags
+    "hf_gpt1.training.results": {"log_once"},  # hf_gpt1.training.launch.quiet_replicas
+}
+
+
+def test_every_public_name_before_0_6_answers_unless_0_6_removed_it():
+    """Every name in a module's `__all__` before the first release (c80138a; the list is read from its sources into
+    tests/fixtures/public_names_c80138a.json) still answers from that module, except those 0.6.0 removed (the
+    moved names that warned for one release): those are gone, as a wrong name is."""
     import importlib
     import json
-    import warnings
 
     from tests.utils import REPO_ROOT
 
     names = json.loads((REPO_ROOT / "tests" / "fixtures" / "public_names_c80138a.json").read_text())
-    missing = []
+    missing, kept = [], []
     for module, public in names.items():
+        removed = REMOVED_IN_0_6.get(module, set())
+        if removed is None:
+            with pytest.raises(ModuleNotFoundError):
+                importlib.import_module(module)
+            continue
         for name in public:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", FutureWarning)
-                if not hasattr(importlib.import_module(module), name):
-                    missing.append(f"{module}.{name}")
-    assert not missing
+            answers = hasattr(importlib.import_module(module), name)
+            if name in removed and answers:
+                kept.append(f"{module}.{name}")
+            elif name not in removed and not answers:
+                missing.append(f"{module}.{name}")
+    assert not missing and not kept, (missing, kept)
 
 
-def test_log_once_warns_and_still_quiets_the_replicas():
-    from hf_gpt1.training.results import log_once
+def test_the_changelog_has_a_section_for_this_version():
+    """A version bump without its CHANGELOG.md entry fails here: `## [<__version__>] - <YYYY-MM-DD>` with at least one
+    of Keep a Changelog's headings under it, below `## [Unreleased]`, and the README links the changelog."""
+    import re
 
-    class Replica:
-        process_index = 1
+    import hf_gpt1
 
-        @staticmethod
-        def get_process_log_level():
-            return 40  # logging.ERROR
-
-    from transformers import logging as transformers_logging
-
-    level = transformers_logging.get_verbosity()
-    with pytest.warns(FutureWarning, match="log_once moved to hf_gpt1.training.launch.quiet_replicas"):
-        log_once(Replica())
-    assert logging.getLogger("hf_gpt1").level == 40 and transformers_logging.get_verbosity() == 40
-    logging.getLogger("hf_gpt1").setLevel(logging.NOTSET)
-    transformers_logging.set_verbosity(level)
+    text = (REPO_ROOT / "CHANGELOG.md").read_text()
+    sections = re.split(r"^## ", text, flags=re.M)[1:]
+    titles = [section.split("\n", 1)[0] for section in sections]
+    assert titles[0] == "[Unreleased]", titles
+    version = re.escape(hf_gpt1.__version__)
+    ours = [s for s in sections if re.match(rf"\[{version}\] - \d{{4}}-\d{{2}}-\d{{2}}\n", s)]
+    assert len(ours) == 1, f"CHANGELOG.md has no section ## [{hf_gpt1.__version__}] - YYYY-MM-DD"
+    assert re.search(r"^### (Added|Changed|Deprecated|Removed|Fixed|Security)$", ours[0], re.M), ours[0][:300]
+    assert "(CHANGELOG.md)" in (REPO_ROOT / "README.md").read_text()

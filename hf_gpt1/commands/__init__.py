@@ -60,14 +60,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     sys.exit(0 if argv else 2)
 
 
-def module_main(module: str, moved_from: str | None = None) -> None:
-    """`python -m <module>` for a command's module: the same as `hf-gpt1 <command>` with the arguments given.
-    `moved_from`: the module the command lived in before, whose `python -m` warns (removed in 0.6)."""
+def module_main(module: str) -> None:
+    """`python -m <module>` for a command's module: the same as `hf-gpt1 <command>` with the arguments given."""
     name = next(name for name, (path, _) in COMMANDS.items() if path == module)
-    if moved_from:
-        print(
-            f"warning: python -m {moved_from} is deprecated and removed in hf_gpt1 0.6: run hf-gpt1 {name} (or "
-            f"python -m {module}).",
-            file=sys.stderr,
-        )
     main([name, *sys.argv[1:]])

@@ -16,8 +16,7 @@ import json
 import os
 import re
 import sys
-import warnings
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +33,6 @@ from ..training.parse import (
     argument_parser,
     canonical_argv,
     canonical_name,
-    flatten_lists,
     given_arguments,
     unknown_problem,
 )
@@ -106,7 +104,6 @@ def parse_recipe_args(
     argv: Sequence[str] | None = None,
     prog: str | None = None,
     passed_on: str | None = None,
-    comma_lists: Collection[str] = (),
     passed_on_to: Sequence[type] = (),
 ) -> tuple:
     """Parses a command's argument dataclasses from the command line; a first argument ending in `.yaml`/`.yml`/
@@ -121,7 +118,6 @@ def parse_recipe_args(
             of them): they are returned, after the dataclasses, instead of refused: as a list of words, or, with
             `passed_on_to` (those commands' argument dataclasses), parsed by them ([`GivenArguments`]: the command
             line's values override the file's; the words they do not take either are its `unknown`).
-        comma_lists: List arguments that also read the comma form (`--seeds 0,1`), removed in 0.6.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     file_first = bool(argv) and argv[0].endswith(ARGUMENT_FILE_SUFFIXES)
@@ -130,7 +126,7 @@ def parse_recipe_args(
     if help_all:
         argv = [word for word in argv if word != "--help_all"] + ["--help"]
     usage = "%(prog)s [ARGS.yaml] [--help | --help_all] [--NAME VALUE ...]"
-    parser = argument_parser(dataclass_types, comma_lists, prog=prog, usage=usage)
+    parser = argument_parser(dataclass_types, prog=prog, usage=usage)
     _tidy_help(parser, dataclass_types, hide_library=not help_all)
     source, from_file = "command line", []
     if argv and argv[0].endswith(ARGUMENT_FILE_SUFFIXES):
@@ -146,10 +142,7 @@ def parse_recipe_args(
     if passed_on:
         parser.epilog = f"{parser.epilog or ''} {passed_on}".strip()
     namespace, unknown = parser.parse_known_args(argv)
-    flatten_lists(namespace, comma_lists)
-    with warnings.catch_warnings():  # the comma form warned once, above
-        warnings.simplefilter("ignore", FutureWarning)
-        given = [given_arguments(dataclass_types, words, where, comma_lists) for words, where in places]
+    given = [given_arguments(dataclass_types, words, where) for words, where in places]
     if unknown and not passed_on:
         raise ArgumentProblems([unknown_problem(dataclass_types, unknown, source)])
     # each dataclass checks its values when built: every problem is reported, in one error

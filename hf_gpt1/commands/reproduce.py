@@ -177,7 +177,6 @@ ACTIONS: dict[str, tuple[type, str]] = {
 }
 """Each action (a sub-command): its arguments and its line of help."""
 
-LIST_ARGUMENTS = ("tables", "tasks", "conditions", "seeds", "devices")
 PASSED_ON = "Any other argument goes to every run (e.g. --max_train_samples 48 --num_train_epochs 1: a smoke run)."
 
 
@@ -199,12 +198,11 @@ def main(argv: Sequence[str] | None = None) -> dict:
     prog = f"hf-gpt1 reproduce {action}"
     if arguments is MatrixArguments:
         args, passed = parse_recipe_args(
-            (arguments,), words, prog=prog, passed_on=PASSED_ON, comma_lists=LIST_ARGUMENTS,
-            passed_on_to=FINETUNE_ARGUMENTS,
-        )  # fmt: skip
+            (arguments,), words, prog=prog, passed_on=PASSED_ON, passed_on_to=FINETUNE_ARGUMENTS
+        )
         _check_run_words(action, passed.unknown)
         return _matrix(action, args, run_words(passed.values))
-    (args,) = parse_recipe_args((arguments,), words, prog=prog, comma_lists=LIST_ARGUMENTS)
+    (args,) = parse_recipe_args((arguments,), words, prog=prog)
     if not Path(args.output_dir).is_dir():
         raise ValueError(f"--output_dir {args.output_dir} is not a folder of runs (<task>/<condition>/seed-N).")
     if action == "report":

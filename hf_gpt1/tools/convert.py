@@ -27,7 +27,6 @@ from ..configuration_gpt1 import GPT1Config
 from ..data.strict_files import StrictJSONError, read_json
 from ..formats import SPECIAL_TOKEN_FIELDS, SPECIAL_TOKENS
 from ..modeling_gpt1 import GPT1LMHeadModel
-from ..module_names import moved_names
 
 NUM_SHARDS = 10
 # Per-block arrays in release order, with the hf_gpt1 parameter each one becomes.
@@ -190,11 +189,8 @@ def convert_openai_checkpoint(
     return model.eval()
 
 
-# the command moved to hf_gpt1.commands.convert: its names here warn until 0.6
-__getattr__ = moved_names(__name__, ("hf_gpt1.commands.convert",), ("ConvertArguments", "main"))
-
-
-if __name__ == "__main__":  # the old `python -m hf_gpt1.tools.convert`: warns, then runs the command
-    from hf_gpt1.commands import module_main
-
-    module_main("hf_gpt1.commands.convert", moved_from=__spec__.name)
+if __name__ == "__main__":  # `python -m hf_gpt1.tools.convert` ran the command until 0.6.0: a library runs nothing
+    raise SystemExit(
+        "error: python -m hf_gpt1.tools.convert was removed in hf_gpt1 0.6.0: run hf-gpt1 convert (or "
+        "python -m hf_gpt1.commands.convert)."
+    )

@@ -32,7 +32,6 @@ from ..data.hub_access import hub_access
 from ..data.metrics import baseline_name, scores_and_baselines
 from ..data.tasks import TaskSpec, get_task, task_from_file
 from ..modeling_gpt1 import HEADS
-from ..module_names import moved_names
 from ..pipelines import MULTIPLE_CHOICE_TASK, GPT1MultipleChoicePipeline, gpt1_special_token_ids
 from ..tokenization_gpt1 import load_gpt1_tokenizer
 from ..training.run_folder import RunFolder
@@ -487,11 +486,8 @@ def _refuse_leaks(staging: Path, folder: Path) -> None:
         )
 
 
-# the command moved to hf_gpt1.commands.push: its names here warn until 0.6
-__getattr__ = moved_names(__name__, ("hf_gpt1.commands.push",), ("PushArguments", "main"))
-
-
-if __name__ == "__main__":  # the old `python -m hf_gpt1.tools.hub`: warns, then runs the command
-    from hf_gpt1.commands import module_main
-
-    module_main("hf_gpt1.commands.push", moved_from=__spec__.name)
+if __name__ == "__main__":  # `python -m hf_gpt1.tools.hub` ran the command until 0.6.0: a library runs nothing
+    raise SystemExit(
+        "error: python -m hf_gpt1.tools.hub was removed in hf_gpt1 0.6.0: run hf-gpt1 push (or "
+        "python -m hf_gpt1.commands.push)."
+    )

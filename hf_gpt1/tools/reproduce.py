@@ -45,7 +45,6 @@ from ..data.files import glue_file, load_task_splits
 from ..data.fingerprint import changed_input
 from ..data.hub_access import hub_access
 from ..data.tasks import TaskSpec
-from ..module_names import moved_names
 from ..process_control import DRIVER_PID, driver_of
 from ..training.parse import FINETUNE_ARGUMENTS, as_words, given_arguments, recorded_paths
 from ..training.pinned import pin_model
@@ -527,11 +526,8 @@ def driver_lock(output_dir: str | Path):
         yield
 
 
-# the command moved to hf_gpt1.commands.reproduce: its name here warns until 0.6
-__getattr__ = moved_names(__name__, ("hf_gpt1.commands.reproduce",), ("main",))
-
-
-if __name__ == "__main__":  # the old `python -m hf_gpt1.tools.reproduce`: warns, then runs the command
-    from hf_gpt1.commands import module_main
-
-    module_main("hf_gpt1.commands.reproduce", moved_from=__spec__.name)
+if __name__ == "__main__":  # `python -m hf_gpt1.tools.reproduce` ran the command until 0.6.0: a library runs nothing
+    raise SystemExit(
+        "error: python -m hf_gpt1.tools.reproduce was removed in hf_gpt1 0.6.0: run hf-gpt1 reproduce (or "
+        "python -m hf_gpt1.commands.reproduce)."
+    )

@@ -27,7 +27,6 @@ from torch.nn import functional as F
 
 from ..data.metrics import load_metric, prediction_warnings, score_with_baselines
 from ..data.tasks import TaskSpec, get_task
-from ..module_names import moved_names
 
 ZERO_SHOT_TASKS: tuple[str, ...] = ("cola", "sst2", "race", "wnli")
 SST2_CUE, SST2_POSITIVE, SST2_NEGATIVE = "very", "positive", "negative"
@@ -308,11 +307,8 @@ def evaluate_zero_shot(
     return results
 
 
-# the command moved to hf_gpt1.commands.zero_shot: its names here warn until 0.6
-__getattr__ = moved_names(__name__, ("hf_gpt1.commands.zero_shot",), ("ZeroShotArguments", "main"))
-
-
-if __name__ == "__main__":  # the old `python -m hf_gpt1.tools.zero_shot`: warns, then runs the command
-    from hf_gpt1.commands import module_main
-
-    module_main("hf_gpt1.commands.zero_shot", moved_from=__spec__.name)
+if __name__ == "__main__":  # `python -m hf_gpt1.tools.zero_shot` ran the command until 0.6.0: a library runs nothing
+    raise SystemExit(
+        "error: python -m hf_gpt1.tools.zero_shot was removed in hf_gpt1 0.6.0: run hf-gpt1 zero-shot (or "
+        "python -m hf_gpt1.commands.zero_shot)."
+    )

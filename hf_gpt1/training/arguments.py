@@ -176,6 +176,9 @@ class RecipeTrainingArguments(TrainingArguments):
             problems.append(
                 "--resume continues the run in the output dir and --overwrite_output_dir deletes it: pass one of them."
             )
+        engine = launch.engine_problem(self)  # before transformers' checks, which end in its traceback
+        if engine:
+            problems.append(engine)
         if problems:
             raise ArgumentProblems(problems)
         super().__post_init__()

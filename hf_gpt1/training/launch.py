@@ -10,6 +10,7 @@ No argument is changed after it is built: a run's data-driven decisions go throu
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import logging
 import os
 from collections.abc import Iterator
@@ -27,6 +28,7 @@ __all__ = [
     "compiles_finetuning",
     "finetuning_compile_mode",
     "cpu_only",
+    "engine_problem",
     "loader_workers_default",
     "machine_by_machine",
     "on_cuda",
@@ -112,6 +114,16 @@ def precision_engine(args: TrainingArguments | None = None) -> str | None:
     if _env_flag("ACCELERATE_USE_DEEPSPEED") or (args is not None and args.deepspeed):
         return "DeepSpeed"
     return None
+
+
+def engine_problem(args: TrainingArguments) -> str | None:
+    """What stops the launch's engine ([`precision_engine`]) on this machine, as one line, or None. Called while the
+    arguments are built, before transformers': without the deepspeed package, `--deepspeed cfg.json` or an
+    `accelerate launch` with a DeepSpeed config ends in transformers' traceback from inside TrainingArguments."""
+    if precision_engine(args) != "DeepSpeed" or importlib.util.find_spec("deepspeed") is not None:
+        return None
+    given = f"--deepspeed {args.deepspeed}" if args.deepspeed else "ACCELERATE_USE_DEEPSPEED=true (accelerate launch)"
+    return f"{given} trains with DeepSpeed, which is not installed here: pip install deepspeed, or launch without it."
 
 
 def quiet_replicas(args: TrainingArguments) -> None:

@@ -22,7 +22,6 @@ import enum
 import functools
 import json
 import os
-import warnings
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -84,28 +83,6 @@ def canonical_argv(argv: Sequence[str], source: str = "command line") -> list[st
     return words
 
 
-class _Split(list):
-    """The values of one comma-separated word (`--seeds 0,1`), flattened into the list once parsed."""
-
-
-def _comma_type(convert: Any, flag: str) -> Any:
-    """A list argument's value type that also reads the comma form (`0,1`), removed in 0.6, with a FutureWarning."""
-
-    def read(text: str) -> Any:
-        if "," not in text:
-            return convert(text)
-        parts = [part for part in text.split(",") if part]
-        warnings.warn(
-            f"comma-separated values ({text}) are deprecated and removed in hf_gpt1 0.6: give them as separate "
-            f"words ({' '.join(parts)}).",
-            FutureWarning,
-            stacklevel=8,
-        )
-        return _Split(convert(part) for part in parts)
-
-    return read
-
-
 def _factory_defaults(parser: HfArgumentParser, dataclass_types: Sequence[type]) -> None:
     """A field whose default is computed (`default_factory`, such as `--use_cpu` from the machine) gets it when not
     given: HfArgumentParser gives a bool field False instead."""
@@ -120,23 +97,12 @@ def _factory_defaults(parser: HfArgumentParser, dataclass_types: Sequence[type])
             action.default = factories[action.dest]()
 
 
-def argument_parser(dataclass_types: Sequence[type], comma_lists: Collection[str] = (), **kwargs: Any):
+def argument_parser(dataclass_types: Sequence[type], **kwargs: Any) -> HfArgumentParser:
     """The parser of a command's argument dataclasses: HfArgumentParser with exact names (no prefix of a name
-    stands for it), computed defaults, and the list arguments named in `comma_lists` reading the comma form too."""
+    stands for it) and computed defaults. A list argument takes its values as separate words (`--seeds 0 1`)."""
     parser = HfArgumentParser(dataclass_types, allow_abbrev=False, **kwargs)
     _factory_defaults(parser, dataclass_types)
-    for action in parser._actions:  # argparse's list of options (no public accessor)
-        if action.dest in comma_lists and action.type is not None:
-            action.type = _comma_type(action.type, action.option_strings[0])
     return parser
-
-
-def flatten_lists(namespace: argparse.Namespace, comma_lists: Collection[str]) -> None:
-    """The comma form's values ([`_comma_type`]) spread into their list."""
-    for name in comma_lists:
-        value = getattr(namespace, name, None)
-        if isinstance(value, list):
-            setattr(namespace, name, [x for item in value for x in (item if isinstance(item, _Split) else [item])])
 
 
 @functools.cache
@@ -164,7 +130,6 @@ def given_arguments(
     dataclass_types: Sequence[type],
     words: Sequence[str],
     source: str = "command line",
-    comma_lists: Collection[str] = (),
 ) -> GivenArguments:
     """Parses the words of one place (the command line, or one argument file) with the parser of `dataclass_types`,
     keeping the arguments given there and their parsed values.
@@ -173,7 +138,7 @@ def given_arguments(
         `ArgumentProblems`: One argument given twice in that place, under any spelling (`--x true --no_x`, `--seed 1
             --seed 2`): the parser would keep the last silently. A value the parser refuses, in its words.
     """
-    parser = argument_parser(dataclass_types, comma_lists)
+    parser = argument_parser(dataclass_types)
     seen: list[tuple[str, str]] = []
     for action in parser._actions:
         action.required, action.default = False, argparse.SUPPRESS  # only what is given
@@ -186,7 +151,6 @@ def given_arguments(
 
     parser.error = refuse
     namespace, unknown = parser.parse_known_args(canonical_argv(words, source))
-    flatten_lists(namespace, comma_lists)
     spellings: dict[str, str] = {}
     for dest, option in seen:
         if dest in spellings:  # argparse would keep the last value silently

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,27 +16,12 @@ from ..data.metrics import scores_and_baselines
 from .arguments import RecipeTrainingArguments
 from .callbacks import format_duration
 from .curves import write_curves
-from .launch import quiet_replicas
 from .run_folder import RunFolder
 
 if TYPE_CHECKING:  # annotations only: formatting results imports no Trainer
     from .trainer import GPT1Trainer
 
 __all__ = ["format_metrics", "logged_metrics", "print_start", "save_results"]
-
-
-def log_once(args: RecipeTrainingArguments) -> None:
-    """Deprecated (in 0.5's `__all__`): [`~hf_gpt1.training.launch.quiet_replicas`], which
-    [`~hf_gpt1.training.launch.settle_launch`] runs when a run starts."""
-    from ..module_names import REMOVED_IN
-
-    warnings.warn(
-        "hf_gpt1.training.results.log_once moved to hf_gpt1.training.launch.quiet_replicas (settle_launch runs it "
-        f"when a run starts); the old name is removed in hf_gpt1 {REMOVED_IN}.",
-        FutureWarning,
-        stacklevel=2,
-    )
-    quiet_replicas(args)
 
 
 def print_start(trainer: GPT1Trainer, title: str, plan: Sequence[str] = (), notes: Sequence[str] = ()) -> None:

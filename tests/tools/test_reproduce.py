@@ -581,22 +581,30 @@ def test_reproduce_reads_an_argument_file_as_every_command_does(runs, tmp_path, 
         main(["plan", "--tasks", "rte", "--seed", "3", "--output_dir", str(tmp_path / "out")])  # every run's seed
 
 
-def test_a_comma_list_in_an_argument_file_is_read_as_on_the_command_line(tmp_path):
-    """`seeds: "0,1"` in a file is the command line's `--seeds 0,1`: the same list, with the same FutureWarning."""
+def _value_refused(capsys, argv: list[str]) -> str:
+    """The parser's refusal of a value (argparse's exit status 2): its error line."""
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    assert done.value.code == 2
+    return capsys.readouterr().err.splitlines()[-1]
+
+
+def test_a_comma_list_in_an_argument_file_is_refused_as_on_the_command_line(tmp_path, capsys):
+    """`seeds: "0,1"` in a file is the command line's `--seeds 0,1`: a list is a YAML list (`seeds: [0, 1]`) or
+    separate words since 0.6.0, and the comma form is the wrong value it is, before anything is written."""
     arguments = tmp_path / "reproduce.yaml"
-    arguments.write_text(f"output_dir: {tmp_path / 'out'}\ntasks: rte\nseeds: '0,1'\nseed: 3\n")
-    with pytest.warns(FutureWarning, match=r"comma-separated values \(0,1\)"):
-        with pytest.raises(ValueError, match="--seed is set for each run by reproduce"):  # parsed, then checked
-            main(["plan", str(arguments)])
+    arguments.write_text(f"output_dir: {tmp_path / 'out'}\ntasks: rte\nseeds: '0,1'\n")
+    error = _value_refused(capsys, ["plan", str(arguments)])
+    assert error.endswith("reproduce.yaml: argument --seeds: invalid int value: '0,1'"), error
+    assert not (tmp_path / "out").exists()
 
 
-def test_reproduce_lists_are_lists_and_the_comma_form_warns(runs, tmp_path):
-    """`--tables 2 3` (a list, as every command's lists); `--tables 2,3` and a file's `'2,3'` still work for one
-    release, with a FutureWarning; each action takes only its own arguments."""
+def test_reproduce_lists_are_lists_and_the_comma_form_is_refused(runs, tmp_path, capsys):
+    """`--tables 2 3` (a list, as every command's lists); `--tables 2,3` (which warned until 0.6.0) is the wrong
+    value it is; each action takes only its own arguments."""
     assert {r["table"] for r in main(["report", "--output_dir", str(runs), "--tables", "2", "3"])["rows"]} == {2, 3}
-    with pytest.warns(FutureWarning, match=r"comma-separated values \(2,3\) are deprecated"):
-        rows = main(["report", "--output_dir", str(runs), "--tables", "2,3"])["rows"]
-    assert {r["table"] for r in rows} == {2, 3}
+    error = _value_refused(capsys, ["report", "--output_dir", str(runs), "--tables", "2,3"])
+    assert error.endswith("error: argument --tables: invalid int value: '2,3'"), error
     arguments = tmp_path / "old.yaml"
     arguments.write_text(f"output_dir: {runs}\ntables: '3'\n")
     assert {r["table"] for r in main(["report", str(arguments)])["rows"]} == {3}
@@ -823,11 +831,11 @@ def test_the_runs_arguments_are_parsed_by_their_parser_before_any_run(argv, prob
     assert not (tmp_path / "out").exists()
 
 
-def test_list_arguments_read_the_equals_form(runs):
-    """`--tables=2,3` (and `--seeds=0,1`): the comma form, given with `=`, is the same list (issue 50)."""
-    with pytest.warns(FutureWarning, match=r"comma-separated values \(2,3\)"):
-        rows = main(["report", "--output_dir", str(runs), "--tables=2,3"])["rows"]
-    assert {r["table"] for r in rows} == {2, 3}
+def test_the_comma_form_is_refused_in_the_equals_form_too(runs, capsys):
+    """`--tables=2,3` is `--tables 2,3` (issue 50): refused alike since 0.6.0; `--tables=3` is the list [3]."""
+    error = _value_refused(capsys, ["report", "--output_dir", str(runs), "--tables=2,3"])
+    assert error.endswith("error: argument --tables: invalid int value: '2,3'"), error
+    assert {r["table"] for r in main(["report", "--output_dir", str(runs), "--tables=3"])["rows"]} == {3}
 
 
 def test_the_smoke_budget_is_seen_in_any_spelling(tmp_path):
@@ -867,16 +875,16 @@ def test_a_finished_run_is_recognised_by_its_parsed_arguments(recorded, planned,
 
 def test_the_queue_continues_unfinished_runs_itself_whatever_resume_says(tiny_lm, glue_slice, tmp_path, monkeypatch):
     """`--resume true` given to the queue is what it does anyway: no run is given it twice, no finished run is "other
-    arguments"; `--seeds=0,1` plans both seeds."""
+    arguments"; `--seeds 0 1` plans both seeds."""
     from hf_gpt1.commands import reproduce as command
 
     planned = []
     monkeypatch.setattr(command, "execute", lambda runs, output_dir, devices: planned.extend(runs) or {
         "reused": [], "ran": [], "failed": []})  # fmt: skip
     argv = ["run", "--tasks", "rte", "--conditions", "full", "--model_name_or_path", str(tiny_lm), "--data_dir",
-            str(glue_slice), "--output_dir", str(tmp_path / "out"), "--seeds=0,1", "--resume", "true",
+            str(glue_slice), "--output_dir", str(tmp_path / "out"), "--seeds", "0", "1", "--resume", "true",
             "--max_train_samples=32"]  # fmt: skip
-    with pytest.warns(FutureWarning), pytest.raises(SystemExit):
+    with pytest.raises(SystemExit):
         main(argv)
     assert [run.seed for run in planned] == [0, 1]
     assert all("--resume" not in run.argv for run in planned)

@@ -6,8 +6,11 @@ accelerators only), or replicated with DDP, on the same global batches; checkpoi
 torch.distributed.checkpoint (a sharded checkpoint, as accelerate's SHARDED_STATE_DICT writes) and can resume from one.
 Writes `<out>/losses-<tag>.json` and, at the end, the full weights as a `save_pretrained` folder `<out>/model-<tag>`.
 
-    torchrun --nproc_per_node 2 -m tests.training.fsdp_worker --out DIR --tag T --mode fsdp|ddp --steps N
-             [--save_at K --die_at K+1] [--resume]
+    torchrun --nproc_per_node 2 -m tests.training.fsdp_worker --out DIR --steps N --train TAG:MODE[:SAVE_AT:DIE_AT] ...
+             [--resume]
+
+Each `--train` trains in turn in the same launch (one process group: a launch costs more than a tiny run), MODE fsdp or
+ddp; with SAVE_AT:DIE_AT it checkpoints at SAVE_AT and is SIGKILLed in the middle of DIE_AT (so it comes last).
 """
 
 from __future__ import annotations
@@ -43,20 +46,26 @@ def tied(model: GPT1LMHeadModel) -> bool:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--tag", required=True)
-    parser.add_argument("--mode", choices=("fsdp", "ddp"), required=True)
     parser.add_argument("--steps", type=int, required=True)
-    parser.add_argument("--save_at", type=int, default=0)
-    parser.add_argument("--die_at", type=int, default=0, help="SIGKILL this process in the middle of that step")
+    parser.add_argument("--train", action="append", required=True, help="TAG:MODE[:SAVE_AT:DIE_AT], in turn")
     parser.add_argument("--resume", action="store_true")
     args = parser.parse_args()
     dist.init_process_group("gloo")
+    for run in args.train:
+        tag, mode, *kill = run.split(":")
+        assert mode in ("fsdp", "ddp"), mode
+        save_at, die_at = (int(kill[0]), int(kill[1])) if kill else (0, 0)
+        train(args.out, tag, mode, args.steps, save_at, die_at, args.resume)
+    dist.destroy_process_group()
+
+
+def train(out: Path, tag: str, mode: str, steps: int, save_at: int, die_at: int, resume: bool) -> None:
     rank, world = dist.get_rank(), dist.get_world_size()
     torch.manual_seed(0)
     # dropout off: the modes draw their masks differently; the original single table: L1 over both tables
     config = tiny_config(embd_pdrop=0.0, attn_pdrop=0.0, resid_pdrop=0.0, original_embedding_table=True)
     model = GPT1LMHeadModel(config)
-    if args.mode == "fsdp":
+    if mode == "fsdp":
         for block in model.transformer.h:  # each GPT1Block one unit (the model's _no_split_modules), then the root
             fully_shard(block)
         fully_shard(model)
@@ -64,27 +73,27 @@ def main() -> None:
     else:
         trained = DistributedDataParallel(model)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
-    checkpoint = args.out / f"checkpoint-{args.tag}"
+    checkpoint = out / f"checkpoint-{tag}"
     start = 0
-    if args.resume:
+    if resume:
         state = {"model": get_state_dict(model, optimizer)[0], "optim": get_state_dict(model, optimizer)[1]}
         dcp.load(state, checkpoint_id=str(checkpoint))
         set_state_dict(model, optimizer, model_state_dict=state["model"], optim_state_dict=state["optim"])
         start = json.loads((checkpoint / "step.json").read_text())["step"]
     losses = {}
     rows = slice(rank * GLOBAL_BATCH // world, (rank + 1) * GLOBAL_BATCH // world)
-    for step in range(start + 1, args.steps + 1):
+    for step in range(start + 1, steps + 1):
         ids = batch(step)[rows]
         loss = trained(input_ids=ids, labels=ids).loss
         loss.backward()
-        if step == args.die_at:
+        if step == die_at:
             os.kill(os.getpid(), signal.SIGKILL)  # killed between its backward and its update
         optimizer.step()
         optimizer.zero_grad()
         mean = loss.detach().clone()
         dist.all_reduce(mean)
         losses[step] = mean.item() / world
-        if step == args.save_at:
+        if step == save_at:
             model_state, optim_state = get_state_dict(model, optimizer)
             dcp.save({"model": model_state, "optim": optim_state}, checkpoint_id=str(checkpoint))
             if rank == 0:
@@ -93,13 +102,12 @@ def main() -> None:
     assert tied(model), "the LM head and the token table were untied by the wrapping"
     full = get_state_dict(model, optimizer, options=StateDictOptions(full_state_dict=True, cpu_offload=True))[0]
     if rank == 0:
-        (args.out / f"losses-{args.tag}.json").write_text(json.dumps(losses))
+        (out / f"losses-{tag}.json").write_text(json.dumps(losses))
         plain = GPT1LMHeadModel(config)
         plain.load_state_dict({k.removeprefix("module."): v for k, v in full.items()})
         assert tied(plain)
-        plain.save_pretrained(args.out / f"model-{args.tag}")
+        plain.save_pretrained(out / f"model-{tag}")
     dist.barrier()
-    dist.destroy_process_group()
 
 
 if __name__ == "__main__":

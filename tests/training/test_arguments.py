@@ -83,3 +83,32 @@ def test_a_missing_reporting_integration_is_refused_before_the_folder_is_claimed
     argv = [*glue_argv(tiny, train, dev, out), "--report_to", "tensorboard"]
     assert "--report_to tensorboard: not installed here" in run_cli(capsys, lambda: glue_main(argv))
     assert not out.exists()
+
+
+@pytest.mark.parametrize("how", ["--deepspeed", "ACCELERATE_USE_DEEPSPEED"])
+def test_deepspeed_without_the_package_is_one_line_before_anything_is_written(how, tiny, rte_files, tmp_path,
+                                                                               capsys, monkeypatch):  # fmt: skip
+    """`--deepspeed cfg.json`, or `accelerate launch` with a DeepSpeed config (ACCELERATE_USE_DEEPSPEED=true), where
+    the deepspeed package is missing: one line naming `pip install deepspeed`, not transformers' traceback from
+    inside TrainingArguments, and no folder claimed. (`sys.modules["deepspeed"] = None` hides an installed one.)"""
+    import sys
+
+    from tests.utils import glue_argv
+
+    monkeypatch.setitem(sys.modules, "deepspeed", None)
+    config = tmp_path / "ds.json"
+    config.write_text('{"zero_optimization": {"stage": 2}, "train_micro_batch_size_per_gpu": "auto"}')
+    train, dev = rte_files
+    out = tmp_path / "out"
+    argv = glue_argv(tiny, train, dev, out)
+    if how == "--deepspeed":
+        argv += ["--deepspeed", str(config)]
+    else:
+        monkeypatch.setenv("ACCELERATE_USE_DEEPSPEED", "true")
+    line = run_cli(capsys, lambda: glue_main(argv))
+    given = f"--deepspeed {config}" if how == "--deepspeed" else "ACCELERATE_USE_DEEPSPEED=true (accelerate launch)"
+    assert line == (
+        f"error: {given} trains with DeepSpeed, which is not installed here: pip install deepspeed, or launch "
+        "without it."
+    )
+    assert not out.exists()

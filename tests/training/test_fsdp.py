@@ -25,12 +25,13 @@ LOSS_ATOL = 1e-5  # FSDP's reduce-scatter sums in another order than DDP's all-r
 STEPS = 6
 
 
-def launch(out: Path, tag: str, mode: str, *extra: str) -> subprocess.CompletedProcess:
+def launch(out: Path, *runs: str, resume: bool = False) -> subprocess.CompletedProcess:
+    """One 2-process launch training `runs` (`TAG:MODE[:SAVE_AT:DIE_AT]`) in turn (tests/training/fsdp_worker.py)."""
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO_ROOT)}
     env.pop("LOCAL_RANK", None), env.pop("WORLD_SIZE", None)
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2"]
-    command += ["-m", "tests.training.fsdp_worker", "--out", str(out), "--tag", tag, "--mode", mode]
-    command += ["--steps", str(STEPS), *extra]
+    command += ["-m", "tests.training.fsdp_worker", "--out", str(out), "--steps", str(STEPS)]
+    command += [word for run in runs for word in ("--train", run)] + (["--resume"] if resume else [])
     return subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
 
 
@@ -39,17 +40,15 @@ def losses(out: Path, tag: str) -> dict[int, float]:
 
 
 def test_fully_sharded_training_matches_ddp_resumes_exactly_and_loads(tmp_path):
-    for tag, mode, extra in (("ddp", "ddp", ()), ("fsdp", "fsdp", ())):
-        done = launch(tmp_path, tag, mode, *extra)
-        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
-    ddp, fsdp = losses(tmp_path, "ddp"), losses(tmp_path, "fsdp")
-    assert sorted(fsdp) == list(range(1, STEPS + 1))
-    assert max(abs(ddp[s] - fsdp[s]) for s in ddp) <= LOSS_ATOL, (ddp, fsdp)
-    # killed (SIGKILL) in step 4, after a sharded checkpoint at step 3; resumed from it
-    killed = launch(tmp_path, "resumed", "fsdp", "--save_at", "3", "--die_at", "4")
+    # one launch (a launch costs more than these runs): DDP, FSDP, then FSDP killed (SIGKILL) in step 4 after a
+    # sharded checkpoint at step 3; a second launch resumes from it
+    killed = launch(tmp_path, "ddp:ddp", "fsdp:fsdp", "resumed:fsdp:3:4")
     assert killed.returncode != 0 and not (tmp_path / "losses-resumed.json").exists()
     assert (tmp_path / "checkpoint-resumed" / "step.json").exists()
-    resumed = launch(tmp_path, "resumed", "fsdp", "--resume")
+    ddp, fsdp = losses(tmp_path, "ddp"), losses(tmp_path, "fsdp")  # finished before the kill
+    assert sorted(fsdp) == list(range(1, STEPS + 1))
+    assert max(abs(ddp[s] - fsdp[s]) for s in ddp) <= LOSS_ATOL, (ddp, fsdp)
+    resumed = launch(tmp_path, "resumed:fsdp", resume=True)
     assert resumed.returncode == 0, resumed.stdout[-2000:] + resumed.stderr[-4000:]
     after = losses(tmp_path, "resumed")
     assert sorted(after) == [4, 5, 6] and all(after[s] == fsdp[s] for s in after), (after, fsdp)
