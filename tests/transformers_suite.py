@@ -30,7 +30,7 @@ class ExportTesterMixin:
 
 class GenerationTesterMixin:
     """Stand-in for transformers' `tests/generation/test_utils.py` mixin (not in the source distribution): GPT-1's
-    generation is tested in tests/test_modeling.py and tests/test_pipelines.py."""
+    generation is tested in tests/test_modeling_gpt1.py and tests/test_pipelines.py."""
 
 
 # transformers 5's `tests/utils/test_configuration_utils.py`: a non-default value for each argument every config takes.
