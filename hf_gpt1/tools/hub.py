@@ -428,6 +428,7 @@ def _refuse_unfinished(folder: Path) -> None:
         )
     if not (folder / "config.json").is_file():
         raise ValueError(f"{folder} holds no saved model (no config.json): give the output folder of a finished run.")
+    run.identity(), run.results()  # read strictly, their shape checked: a damaged one is said before the model loads
 
 
 def _refuse_another_task(folder: Path, config) -> None:

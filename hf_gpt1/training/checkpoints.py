@@ -66,10 +66,48 @@ __all__ = [
 __getattr__ = moved_names(__name__, ("hf_gpt1.training.run_folder",), ("resume_checkpoint",))
 
 
-def _marker(folder: str | os.PathLike) -> Any:
-    """The completion marker of the checkpoint in `folder`, read strictly (`OSError`: none; `StrictJSONError`:
-    damaged)."""
-    return read_json(Path(folder) / COMPLETE_MARKER)
+class DamagedMarker(ValueError):
+    """A completion marker that is not what [`mark_complete`] writes; `str()` says why."""
+
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def _marker(folder: str | os.PathLike) -> dict[str, Any]:
+    """The completion marker of the checkpoint in `folder`, read strictly and checked against the shape
+    [`mark_complete`] writes (`OSError`: none; [`DamagedMarker`]: damaged, saying why)."""
+    try:
+        record = read_json(Path(folder) / COMPLETE_MARKER)
+    except StrictJSONError as err:
+        raise DamagedMarker(err.reason) from err
+    if not isinstance(record, dict):
+        raise DamagedMarker("it is not a JSON object")
+    files, digests = record.get("files"), record.get("sha256")
+    if files is None:
+        raise DamagedMarker("it records no files")
+    if not isinstance(files, dict) or not all(isinstance(size, int) and size >= 0 for size in files.values()):
+        raise DamagedMarker("its 'files' is not an object of file sizes")
+    if digests is not None:  # a marker written before digests were recorded has none (`unverified`)
+        if not isinstance(digests, dict) or not all(
+            isinstance(digest, str) and _SHA256.fullmatch(digest) for digest in digests.values()
+        ):
+            raise DamagedMarker("its 'sha256' is not an object of SHA-256 digests")
+        if set(digests) != set(files):
+            raise DamagedMarker("its 'sha256' lists other files than its 'files'")
+    return record
+
+
+def _damaged(err: DamagedMarker) -> str:
+    return f"its completion marker {COMPLETE_MARKER} is damaged ({err})"
+
+
+def unverified(folder: str | os.PathLike) -> bool:
+    """Whether the checkpoint's marker records no SHA-256 digests (its files' sizes are checked, their contents
+    cannot be)."""
+    try:
+        return "sha256" not in _marker(folder)
+    except (OSError, DamagedMarker):
+        return False
 
 
 def _sha256(f: Any) -> str:
@@ -129,7 +167,7 @@ def checkpoint_elapsed(folder: str | os.PathLike) -> float:
     """The run's time when `folder` was saved (0 for a checkpoint that did not record it)."""
     try:
         return float(_marker(folder).get("elapsed_s", 0.0))
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, TypeError):  # DamagedMarker is a ValueError
         return 0.0
 
 
@@ -142,9 +180,9 @@ def checkpoint_problem(folder: str | os.PathLike) -> str | None:
     if not marker.is_file():
         return "it was never completed (no completion marker: the run stopped while saving it)"
     try:
-        files = _marker(folder).get("files", {})
-    except (StrictJSONError, AttributeError):
-        return f"its completion marker {marker.name} is damaged"
+        files = _marker(folder)["files"]
+    except DamagedMarker as err:
+        return _damaged(err)
     for name, size in files.items():
         path = folder / name
         if not path.is_file():
@@ -169,8 +207,10 @@ def digest_problem(folder: str | os.PathLike) -> str | None:
     folder = Path(folder)
     try:
         digests = _marker(folder).get("sha256") or {}
-    except (OSError, StrictJSONError, AttributeError):
-        return f"its completion marker {COMPLETE_MARKER} is damaged"
+    except OSError:
+        return "it was never completed (no completion marker: the run stopped while saving it)"
+    except DamagedMarker as err:
+        return _damaged(err)
     for name, recorded in sorted(digests.items()):
         path = folder / name
         try:
@@ -224,10 +264,13 @@ def last_complete_checkpoint(output_dir: str | os.PathLike) -> str | None:
     return usable_checkpoint(output_dir)[0]
 
 
-def usable_checkpoint(output_dir: str | os.PathLike, load_states: bool = False) -> tuple[str | None, list[str]]:
+def usable_checkpoint(
+    output_dir: str | os.PathLike, load_states: bool = False, log: bool = True
+) -> tuple[str | None, list[str]]:
     """The newest usable checkpoint (or None) and, for each newer one skipped, why. With `load_states` (what a resume
     reads), its optimizer, scheduler and RNG states must also load as tensors only, and every file must still have
-    the digest recorded when it was completed."""
+    the digest recorded when it was completed. `log`: warn of each skipped one here (a caller that says them itself
+    passes False)."""
     skipped = []
     for _, path in reversed(_checkpoint_folders(output_dir)):
         problem = checkpoint_problem(path)
@@ -235,7 +278,8 @@ def usable_checkpoint(output_dir: str | os.PathLike, load_states: bool = False) 
             problem = _state_problem(path) or digest_problem(path)
         if problem is None:
             return str(path), skipped
-        logger.warning("Not resuming from %s: %s. Trying the checkpoint before it.", path, problem)
+        if log:
+            logger.warning("Not resuming from %s: %s. Trying the checkpoint before it.", path, problem)
         skipped.append(f"{path.name} was not used: {problem}")
     return None, skipped
 

@@ -382,7 +382,7 @@ def _tokenizer(model_args: PretrainModelArguments, args: PretrainTrainingArgumen
     """The given tokenizer (the model's), the one this run trained before it stopped, or a BPE trained on the corpus
     (once, on the main process, and shared over the process group)."""
     source = model_args.tokenizer_name_or_path or model_args.model_name_or_path  # checked by the plan
-    resumed = RunFolder(args.output_dir).last_complete_checkpoint() if args.resume else None
+    resumed = RunFolder(args.output_dir).resumable_checkpoint() if args.resume else None
     if not source and resumed:
         source = resumed  # the BPE this run trained before it stopped (not trained again)
     if source:

@@ -219,9 +219,10 @@ def _read_run_file(folder: Path, comparable: bool = True) -> Any:
         return None
     try:
         identity = load_strict(marker)
+        _check_shape(marker, identity, objects=("model", "data", "inputs", "pinned"))
     except StrictJSONError as err:
         raise ValueError(f"{marker} is damaged ({err.reason}): it records which run owns {folder}.") from None
-    if comparable and isinstance(identity, dict):
+    if comparable:
         for part in ("model", "data"):
             if isinstance(identity.get(part), dict):
                 identity[part] = comparable_paths(identity[part])
@@ -231,6 +232,19 @@ def _read_run_file(folder: Path, comparable: bool = True) -> Any:
                 for flag, files in identity["inputs"].items()
             }
     return identity
+
+
+def _check_shape(
+    path: Path, record: Any, objects: tuple[str, ...] = (), lists: tuple[str, ...] = (), texts: tuple[str, ...] = ()
+) -> None:
+    """Refuses a run file that is not the object a run writes (`StrictJSONError`, its reason said): `objects`,
+    `lists` and `texts` name the keys that, when present, hold an object, a list, a string."""
+    if not isinstance(record, dict):
+        raise StrictJSONError(path, "it is not a JSON object")
+    for keys, kind, word in ((objects, dict, "an object"), (lists, list, "a list"), (texts, str, "a string")):
+        for key in keys:
+            if key in record and not isinstance(record[key], kind):
+                raise StrictJSONError(path, f"its {key!r} is not {word}")
 
 
 def check_output_dir(output_dir: str | os.PathLike, run: dict[str, Any], overwrite: bool, resume: bool) -> None:
@@ -428,6 +442,11 @@ class RunFolder:
         """The newest checkpoint written completely and still intact, or None (newer ones skipped with a warning)."""
         return checkpoints.last_complete_checkpoint(self.path)
 
+    def resumable_checkpoint(self) -> str | None:
+        """The checkpoint `--resume` would continue from, found without saying anything (what the run reads before it
+        resumes: pre-training's BPE); [`resume_checkpoint`] says what it skipped."""
+        return checkpoints.usable_checkpoint(self.path, load_states=True, log=False)[0]
+
     def rotate(self, limit: int | None, keep: str | os.PathLike | None = None) -> None:
         """Deletes the oldest checkpoints beyond `limit`, never the newest complete one nor `keep` (the best one)."""
         checkpoints.rotate_checkpoints(self.path, limit, keep=keep)
@@ -448,8 +467,14 @@ class RunFolder:
         """
         if not args.resume:
             return None
-        checkpoint, skipped = checkpoints.usable_checkpoint(self.path, load_states=True)
+        checkpoint, skipped = checkpoints.usable_checkpoint(self.path, load_states=True, log=False)
         lines = checkpoints.batch_change(args, Path(checkpoint), train_dataset, unit) if checkpoint else []
+        if checkpoint and checkpoints.unverified(checkpoint):
+            lines.insert(
+                0,
+                f"{Path(checkpoint).name}'s marker records no SHA-256 digests (written by an earlier version, or "
+                "edited): its files' sizes were checked, their contents could not be.",
+            )
         if args.process_index == 0:
             print(f"Resuming from {checkpoint or 'the start (no complete checkpoint yet)'}", flush=True)
             for line in skipped:
@@ -481,7 +506,21 @@ class RunFolder:
         """The run's results, or None when it has not finished."""
         if not self.finished:
             return None
-        return load_strict(self.results_file)
+        try:
+            results = load_strict(self.results_file)
+            # the records a reader takes apart: the metrics of each split scored, the training's, the arguments
+            evaluated = results.get("evaluated_rows") if isinstance(results, dict) else None
+            splits = tuple(evaluated) if isinstance(evaluated, dict) else ()
+            records = ("train", "validation", "hyperparameters", "evaluated_rows", "best_metric", *splits)
+            lists, texts = ("log_history", "warnings"), ("task", "data_sha256", "best_checkpoint")
+            _check_shape(self.results_file, results, objects=records, lists=lists, texts=texts)
+        except StrictJSONError as err:
+            where = f"{self.results_file}{f':{err.line}' if err.line else ''}"
+            raise ValueError(
+                f"{where} is damaged ({err.reason}): it records the run's results; restore it, or run again with "
+                "--overwrite_output_dir."
+            ) from None
+        return results
 
 
 def resume_checkpoint(args: Any, train_dataset: Any = None, unit: str = "rows") -> str | None:

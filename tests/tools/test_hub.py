@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import site
 import subprocess
 import sys
@@ -428,6 +429,22 @@ def test_a_push_that_would_leak_a_path_is_refused_listing_it(finished_run, tmp_p
     config = json.loads((finished_run / "config.json").read_text())
     (finished_run / "config.json").write_text(json.dumps({**config, "notes": str(tmp_path / "client-x" / "data")}))
     with pytest.raises(ValueError, match=r"Nothing was pushed: .*config.json: .*pytest"):  # before any request
+        push_finetuned(finished_run, "me/gpt1-rte", endpoint="http://127.0.0.1:9", token="hf_standin")
+
+
+@pytest.mark.parametrize("damaged", ["all_results.json", "hf_gpt1_run.json"])
+def test_a_push_refuses_a_damaged_run_file_before_loading_the_model(finished_run, damaged, monkeypatch):
+    """The run's own files are read (strictly, and their shape checked) before the model is loaded or anything
+    staged: a damaged one is the first and only thing said."""
+    from hf_gpt1 import modeling_gpt1
+    from hf_gpt1.tools.hub import push_finetuned
+
+    def loaded(*args, **kwargs):
+        raise AssertionError("the model was loaded before the run's files were checked")
+
+    monkeypatch.setattr(modeling_gpt1.GPT1PreTrainedModel, "from_pretrained", loaded)
+    (finished_run / damaged).write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(ValueError, match=re.escape(f"{damaged} is damaged (it is not a JSON object)")):
         push_finetuned(finished_run, "me/gpt1-rte", endpoint="http://127.0.0.1:9", token="hf_standin")
 
 

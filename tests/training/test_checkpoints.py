@@ -23,11 +23,12 @@ from hf_gpt1.data.atomic import write_json_atomic
 from hf_gpt1.training.checkpoints import (
     COMPLETE_MARKER,
     checkpoint_problem,
+    digest_problem,
     last_complete_checkpoint,
     mark_complete,
     rotate_checkpoints,
 )
-from hf_gpt1.training.run_folder import resume_checkpoint
+from hf_gpt1.training.run_folder import RunFolder, resume_checkpoint
 from tests.utils import (
     COMMON,
     TINY_LM,
@@ -46,6 +47,14 @@ def checkpoint(root: Path, step: int, complete: bool = True) -> Path:
     if complete:
         mark_complete(folder, step)
     return folder
+
+
+def resume_args(root: Path) -> SimpleNamespace:
+    """The arguments a resume reads: the folder and the launch's batching."""
+    return SimpleNamespace(
+        resume=True, output_dir=str(root), process_index=0, world_size=1, per_device_train_batch_size=2,
+        gradient_accumulation_steps=1,
+    )  # fmt: skip
 
 
 def test_marker_records_every_file_and_its_size(tmp_path):
@@ -76,11 +85,7 @@ def test_a_checkpoint_changed_at_the_same_size_is_named_and_resume_uses_the_one_
     newest = checkpoint(tmp_path, 8)
     zero_half_of_the_weights(newest / "model.safetensors")
     assert checkpoint_problem(newest) is None  # the cheap checks (sizes, header) pass
-    args = SimpleNamespace(
-        resume=True, output_dir=str(tmp_path), process_index=0, world_size=1, per_device_train_batch_size=2,
-        gradient_accumulation_steps=1,
-    )  # fmt: skip
-    assert resume_checkpoint(args) == str(tmp_path / "checkpoint-4")
+    assert resume_checkpoint(resume_args(tmp_path)) == str(tmp_path / "checkpoint-4")
     out = capsys.readouterr().out
     assert (
         out.count("warning:") == 1
@@ -93,7 +98,7 @@ def test_a_checkpoint_changed_at_the_same_size_is_named_and_resume_uses_the_one_
     # a checkpoint completed before digests were recorded is checked by its sizes and states, as it was
     marker = json.loads((newest / COMPLETE_MARKER).read_text())
     write_json_atomic(newest / COMPLETE_MARKER, {key: value for key, value in marker.items() if key != "sha256"})
-    assert resume_checkpoint(args) == str(newest)
+    assert resume_checkpoint(resume_args(tmp_path)) == str(newest)
 
 
 @pytest.mark.parametrize(
@@ -262,3 +267,58 @@ def test_resume_over_a_foreign_pickle_says_what_it_did_not_load(state, tiny, rte
     glue_main([*argv, "--resume"])
     out_text = capsys.readouterr().out
     assert f"warning: {newest.name} was not used: {state} does not load as tensors only" in out_text, out_text
+
+
+@pytest.mark.parametrize(
+    "edit, reason",
+    [
+        (lambda m: {**m, "sha256": ["x"]}, "its 'sha256' is not an object of SHA-256 digests"),
+        (lambda m: {**m, "sha256": {**m["sha256"], "optimizer.pt": 5}}, "its 'sha256' is not an object of SHA-256"),
+        (lambda m: {**m, "files": ["model.safetensors"]}, "its 'files' is not an object of file sizes"),
+        (lambda m: {k: v for k, v in m.items() if k != "files"}, "it records no files"),
+        (lambda m: {}, "it records no files"),
+        (lambda m: [m], "it is not a JSON object"),
+        (lambda m: {**m, "sha256": {"model.safetensors": m["sha256"]["model.safetensors"]}}, "lists other files"),
+    ],
+    ids=["sha256-list", "sha256-number", "files-list", "no-files", "empty", "list", "digests-of-fewer-files"],
+)
+def test_a_hand_edited_marker_is_damaged_naming_why_and_the_resume_uses_the_one_before(tmp_path, edit, reason):
+    """A marker whose shape is not what `mark_complete` writes is a damaged checkpoint, said with the reason (never a
+    traceback, never trusted without its digests); `--resume` continues from the checkpoint before it."""
+    checkpoint(tmp_path, 4)
+    folder = checkpoint(tmp_path, 8)
+    marker = json.loads((folder / COMPLETE_MARKER).read_text())
+    (folder / COMPLETE_MARKER).write_text(json.dumps(edit(marker)))
+    problem = checkpoint_problem(folder) or digest_problem(folder)
+    assert problem.startswith(f"its completion marker {COMPLETE_MARKER} is damaged (") and reason in problem, problem
+    assert resume_checkpoint(resume_args(tmp_path)) == str(tmp_path / "checkpoint-4")
+
+
+def test_a_marker_with_a_key_given_twice_is_damaged_naming_the_key(tmp_path):
+    folder = checkpoint(tmp_path, 4)
+    text = (folder / COMPLETE_MARKER).read_text()
+    (folder / COMPLETE_MARKER).write_text('{"global_step": 3, ' + text[1:])
+    assert "'global_step' is given twice" in checkpoint_problem(folder)
+
+
+def test_a_skipped_checkpoint_is_said_once_on_resume(tmp_path, capsys, caplog):
+    checkpoint(tmp_path, 4)
+    (checkpoint(tmp_path, 8) / COMPLETE_MARKER).unlink()
+    args = resume_args(tmp_path)
+    with caplog.at_level(logging.WARNING):
+        assert RunFolder(tmp_path).resumable_checkpoint() == str(tmp_path / "checkpoint-4")  # quiet
+        assert resume_checkpoint(args) == str(tmp_path / "checkpoint-4")
+    said = capsys.readouterr().out + caplog.text
+    assert said.count("checkpoint-8") == 1, said
+
+
+def test_a_marker_without_digests_is_resumed_from_saying_its_contents_are_unverified(tmp_path, capsys):
+    """A marker without SHA-256 digests (written before they were recorded, or edited) still records each file's size,
+    which is checked; the resume says that the contents could not be."""
+    folder = checkpoint(tmp_path, 4)
+    marker = json.loads((folder / COMPLETE_MARKER).read_text())
+    del marker["sha256"]
+    (folder / COMPLETE_MARKER).write_text(json.dumps(marker))
+    args = resume_args(tmp_path)
+    assert resume_checkpoint(args) == str(folder)
+    assert "checkpoint-4's marker records no SHA-256 digests" in capsys.readouterr().out

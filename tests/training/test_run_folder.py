@@ -77,6 +77,37 @@ def test_a_claimed_folder_records_its_run_and_reads_it_back(tmp_path):
     assert json.loads(run.task_file.read_text()) == {"name": "mine"}
 
 
+@pytest.mark.parametrize(
+    "text, reason",
+    [("[1, 2]", "it is not a JSON object"), ('{"recipe": "glue", "data": [1]}', "its 'data' is not an object")],
+)
+def test_an_identity_of_another_shape_is_damaged_not_another_run(text, reason, tmp_path):
+    """An identity that is not the object a run writes is a damaged file (said as such, with the fix), never read
+    as "another run" nor a traceback."""
+    run = RunFolder(tmp_path)
+    run.run_file.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=re.escape(f"{run.run_file.name} is damaged ({reason})")):
+        run.identity()
+    with pytest.raises(ValueError, match=re.escape(f"is damaged ({reason})") + ".*Pass --overwrite_output_dir"):
+        run.check(RUN, overwrite=False, resume=True)
+
+
+@pytest.mark.parametrize(
+    "results, reason",
+    [
+        ([1], "it is not a JSON object"),
+        ({"task": "rte", "validation": [1]}, "its 'validation' is not an object"),
+        ({"log_history": {}}, "its 'log_history' is not a list"),
+        ({"task": 5}, "its 'task' is not a string"),
+    ],
+)
+def test_results_of_another_shape_are_damaged(results, reason, tmp_path):
+    run = RunFolder(tmp_path)
+    run.results_file.write_text(json.dumps(results), encoding="utf-8")
+    with pytest.raises(ValueError, match=re.escape(f"{run.results_file} is damaged ({reason})")):
+        run.results()
+
+
 @pytest.mark.parametrize("damage", ["a key given twice", "not JSON"])
 def test_the_run_files_are_read_strictly(damage, tmp_path):
     """A run file holds one meaning: a key given twice is refused as a damaged file is (a byte-order mark is read)."""
