@@ -327,3 +327,46 @@ def recording_trainer(monkeypatch, module, name: str) -> list[tuple[str, Any]]:
     monkeypatch.setattr(module, name, Recorder)
     monkeypatch.setattr(module, planner.__name__, plan)
     return calls
+
+
+def trainer_arguments(tmp_path: Path, **overrides: Any) -> Any:
+    """The training arguments of a Trainer test: under tmp_path/out, reporting nowhere, logging every step."""
+    from hf_gpt1.training.arguments import RecipeTrainingArguments
+
+    fields = dict(output_dir=str(tmp_path / "out"), report_to=[], disable_tqdm=True, logging_steps=1, seed=0)
+    fields.update(overrides)
+    return RecipeTrainingArguments(**fields)
+
+
+def lm_windows(n: int, length: int = 16) -> Any:
+    """`n` seeded language-model windows of `length` tokens (a `datasets.Dataset` of input_ids and labels)."""
+    import datasets
+
+    generator = torch.Generator().manual_seed(0)
+    ids = torch.randint(0, 60, (n, length), generator=generator).tolist()
+    return datasets.Dataset.from_dict({"input_ids": ids, "labels": ids})
+
+
+def lm_trainer(tmp_path: Path, n: int = 16, **overrides: Any) -> Any:
+    """A GPT1Trainer of the tiny language model on `n` windows ([`trainer_arguments`] with `overrides`)."""
+    from transformers import default_data_collator
+
+    from hf_gpt1 import GPT1LMHeadModel
+    from hf_gpt1.training.trainer import GPT1Trainer
+
+    return GPT1Trainer(
+        model=GPT1LMHeadModel(tiny_config()),
+        args=trainer_arguments(tmp_path, per_device_train_batch_size=4, **overrides),
+        train_dataset=lm_windows(n),
+        data_collator=default_data_collator,
+    )
+
+
+def error_task(metric_config: str = "mse_mae", main_metric: str = "mse") -> Any:
+    """Registers "stars", a 0-5 score task measured by an error (mse by default); use with `own_registry`."""
+    from hf_gpt1.data.tasks import TaskSpec, register_task
+
+    return register_task(
+        TaskSpec(name="stars", format="classification", text_columns=("text",), label_range=(0.0, 5.0),
+                 metric_config=metric_config, main_metric=main_metric)
+    )  # fmt: skip

@@ -20,7 +20,6 @@ from hf_gpt1.training.arguments import (
     RecipeTrainingArguments,
     final_arguments,
 )
-from hf_gpt1.training.launch import settle_launch
 from tests.utils import run_cli
 
 ARGUMENT_CLASSES = (RecipeTrainingArguments, GPT1TrainingArguments, PretrainTrainingArguments)
@@ -59,16 +58,6 @@ def test_parsed_flags_are_held_as_given(tmp_path):
     assert training.save_total_limit == 4 and data.max_eval_windows == 0
     assert training.use_cpu is True  # this machine has no accelerator: the documented default, recorded
     assert training.to_dict()["use_cpu"] is True and training.to_dict()["torch_compile"] is False
-
-
-def test_the_launch_settles_fsdp_on_the_cpu_once_at_the_start(tmp_path, monkeypatch):
-    monkeypatch.setenv("ACCELERATE_USE_FSDP", "true")
-    args = RecipeTrainingArguments(output_dir=str(tmp_path), report_to="none")
-    assert os.environ["ACCELERATE_USE_FSDP"] == "true"
-    notes = settle_launch(args)
-    assert os.environ["ACCELERATE_USE_FSDP"] == "false"
-    assert any("FSDP shards over accelerators" in note for note in notes)
-    assert not any("FSDP" in note for note in settle_launch(args))  # settled: nothing more to say
 
 
 def test_a_missing_reporting_integration_is_refused_before_the_folder_is_claimed(tiny, rte_files, tmp_path, capsys):

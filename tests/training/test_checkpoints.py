@@ -179,13 +179,6 @@ def test_save_total_limit_keeps_what_its_help_says_as_transformers_does(tmp_path
     assert "at most N checkpoints in all" in text and "the best one counts among them" in text
 
 
-def test_write_json_atomic(tmp_path):
-    path = tmp_path / "results.json"
-    write_json_atomic(path, {"b": 1, "a": Path("x")})
-    assert json.loads(path.read_text()) == {"a": "x", "b": 1}
-    assert [p.name for p in tmp_path.iterdir()] == ["results.json"]
-
-
 def test_an_invalid_config_json_is_one_line_naming_it(tiny, rte_files, tmp_path, capsys):
     broken = tmp_path / "broken"
     shutil.copytree(tiny, broken)
