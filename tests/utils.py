@@ -138,6 +138,20 @@ class CommandResult:
     stdout: str
     stderr: str
 
+    @property
+    def error(self) -> str:
+        """The refusal's message: its one `error: ...` line and the indented lines that continue it (a list of
+        problems). Asserts a refusal (exit status 2), exactly one error line (progress bars may precede it on
+        stderr) and no traceback."""
+        assert self.code == 2 and "Traceback" not in self.stderr, (self.code, self.stderr[-2000:])
+        lines = self.stderr.splitlines()
+        starts = [i for i, line in enumerate(lines) if line.startswith("error: ")]
+        assert len(starts) == 1, self.stderr[-2000:]
+        end = starts[0] + 1
+        while end < len(lines) and lines[end].startswith("  "):
+            end += 1
+        return "\n".join(lines[starts[0] : end])
+
 
 def run_command(capsys, *argv: str) -> CommandResult:
     """`hf-gpt1 <argv>` in this process, through `hf_gpt1.commands.main` (what the console script calls): its exit
@@ -167,6 +181,30 @@ def run_cli(capsys, main) -> str:
     lines = [line for line in err.splitlines() if line.startswith("error: ")]
     assert len(lines) == 1 and "Traceback" not in err, err[-2000:]
     return lines[0]
+
+
+def glue_error(capsys, tiny: Path, tmp_path: Path, *extra: object, train=None, task="rte", model=None) -> str:
+    """`hf-gpt1 glue` refused: a one-step run of `task` on `tiny` (or `model`), `extra` overriding its arguments;
+    returns the error ([`CommandResult.error`]) and asserts the output folder was not claimed."""
+    from hf_gpt1.training.run_folder import RUN_FILE
+
+    out = tmp_path / "out"
+    argv = ["--task", task, "--model_name_or_path", model or tiny, "--output_dir", out, "--report_to", "none"]
+    argv += [
+        "--max_steps",
+        "1",
+        "--per_device_train_batch_size",
+        "2",
+        "--save_strategy",
+        "no",
+        "--eval_strategy",
+        "no",
+    ]
+    if train is not None:
+        argv += ["--train_file", train]
+    message = run_command(capsys, "glue", *overridden([str(a) for a in argv], [str(a) for a in extra])).error
+    assert not (out / RUN_FILE).exists(), "a failed start must not claim the output folder"
+    return message
 
 
 def glue_argv(model, train, dev, output_dir, seed=11, extra=()):

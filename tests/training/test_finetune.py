@@ -49,6 +49,7 @@ from tests.utils import (
     plan_problems,
     predict_args,
     run_cli,
+    run_command,
     shared_data,
 )
 
@@ -535,10 +536,6 @@ def csv_args(model: Path, out: Path, train: Path, *extra: str) -> list[str]:
                        *mc_args(model, out)], extra)  # fmt: skip
 
 
-def glue_error(capsys, argv: list[str]) -> str:
-    return run_cli(capsys, lambda: glue(argv))
-
-
 def rte_plan_problem(model: Path, tmp_path: Path, train: Path) -> str:
     """The one problem the RTE plan finds with `train` as its train and validation file (the plan's refusals of the
     data: arguments in, problems out); nothing written."""
@@ -549,7 +546,9 @@ def rte_plan_problem(model: Path, tmp_path: Path, train: Path) -> str:
 
 
 def test_bad_input_unknown_task(capsys, tiny_lm, no_training):
-    err = glue_error(capsys, ["--task", "rtee", "--model_name_or_path", str(tiny_lm), "--output_dir", "x"])
+    err = run_command(
+        capsys, "glue", "--task", "rtee", "--model_name_or_path", str(tiny_lm), "--output_dir", "x"
+    ).error
     assert "Unknown task 'rtee'" in err and "rte" in err
 
 
@@ -583,7 +582,7 @@ def test_bad_input_missing_story_cloze_column(capsys, tiny_lm, tmp_path, no_trai
 
 def test_bad_input_label_outside_label_set(capsys, tiny_lm, tmp_path, no_training):
     train = write_csv(tmp_path / "train.csv", ["sentence1", "sentence2", "label"], [*RTE_ROWS, ["a", "b", "maybe"]])
-    err = glue_error(capsys, csv_args(tiny_lm, tmp_path / "out", train))
+    err = run_command(capsys, "glue", *csv_args(tiny_lm, tmp_path / "out", train)).error
     assert "'maybe'" in err and "entailment" in err and "not_entailment" in err
 
 
@@ -597,7 +596,7 @@ def test_bad_input_label_outside_label_set_glue_tsv(capsys, tiny_lm, glue_slice,
             lines[3] = lines[3].rsplit("\t", 1)[0] + "\tcontradiction\n"
             text = "".join(lines)
         (bad / f"{name}.tsv").write_text(text)
-    err = glue_error(capsys, glue_args("rte", tiny_lm, bad.parent, tmp_path / "out"))
+    err = run_command(capsys, "glue", *glue_args("rte", tiny_lm, bad.parent, tmp_path / "out")).error
     assert "train.tsv:4" in err and "'contradiction'" in err
 
 
@@ -625,14 +624,14 @@ def test_bad_input_output_dir_of_another_run(capsys, tiny_lm, tmp_path, no_train
     foreign = tmp_path / "foreign"
     foreign.mkdir()
     (foreign / "notes.txt").write_text("someone else's")
-    err = glue_error(capsys, csv_args(tiny_lm, foreign, train))
+    err = run_command(capsys, "glue", *csv_args(tiny_lm, foreign, train)).error
     assert "already holds files that are not from an hf_gpt1 run" in err and "--overwrite_output_dir" in err
     assert (foreign / "notes.txt").is_file()  # nothing was deleted
     # An hf_gpt1 run of something else (here: the pre-training run) is named as such.
-    err = glue_error(capsys, csv_args(tiny_lm, tiny_lm, train))
+    err = run_command(capsys, "glue", *csv_args(tiny_lm, tiny_lm, train)).error
     assert "already holds another run" in err and "'pretrain'" in err
     # --resume with other arguments refuses too.
-    err = glue_error(capsys, [*csv_args(tiny_lm, tiny_lm, train), "--resume", "true"])
+    err = run_command(capsys, "glue", *csv_args(tiny_lm, tiny_lm, train), "--resume", "true").error
     assert "--resume" in err and "different run" in err
 
 
@@ -649,20 +648,24 @@ def test_overwrite_output_dir_is_checked_before_deleting(tiny_lm, tmp_path, no_t
 
 def test_bad_input_max_seq_length_above_n_positions(capsys, tiny_lm, tmp_path, no_training):
     train = write_csv(tmp_path / "train.csv", ["sentence1", "sentence2", "label"], RTE_ROWS)
-    err = glue_error(capsys, csv_args(tiny_lm, tmp_path / "out", train, "--max_seq_length", "65"))
+    err = run_command(capsys, "glue", *csv_args(tiny_lm, tmp_path / "out", train, "--max_seq_length", "65")).error
     assert "--max_seq_length 65" in err and "n_positions=64" in err
     assert not (tmp_path / "out").exists()  # refused before the folder was claimed
 
 
 def test_zero_step_run_is_refused_before_claiming(capsys, tiny_lm, tmp_path, no_training):
     train = write_csv(tmp_path / "train.csv", ["sentence1", "sentence2", "label"], RTE_ROWS)
-    err = glue_error(capsys, csv_args(tiny_lm, tmp_path / "out", train, "--num_train_epochs", "0"))
+    err = run_command(capsys, "glue", *csv_args(tiny_lm, tmp_path / "out", train, "--num_train_epochs", "0")).error
     assert "0 optimizer steps" in err and "--num_train_epochs" in err
-    err = glue_error(capsys, csv_args(tiny_lm, tmp_path / "out", train, "--per_device_train_batch_size", "64"))
+    err = run_command(
+        capsys, "glue", *csv_args(tiny_lm, tmp_path / "out", train, "--per_device_train_batch_size", "64")
+    ).error
     assert "0 optimizer steps" in err and "--dataloader_drop_last false" in err  # 8 rows, a 64-row batch, dropped
-    err = glue_error(
-        capsys, csv_args(tiny_lm, tmp_path / "out", train, "--per_device_train_batch_size", "64", "--max_steps", "5")
-    )
+    err = run_command(
+        capsys,
+        "glue",
+        *csv_args(tiny_lm, tmp_path / "out", train, "--per_device_train_batch_size", "64", "--max_steps", "5"),
+    ).error
     assert "0 optimizer steps" in err  # max_steps cannot train on a loader that yields no batch
     assert not (tmp_path / "out").exists()
 
@@ -1060,8 +1063,8 @@ def test_bad_input_a_label_set_with_an_unknown_name(capsys, tiny_lm, tmp_path, n
     }))  # fmt: skip
     train = write_csv(tmp_path / "train.csv", ["text", "label"], [["a goal", "sports"], ["a vote", "sports|politics"]])
     out = tmp_path / "out"
-    err = glue_error(capsys, ["--task", str(task), "--train_file", str(train), "--validation_file", str(train),
-                             *mc_args(tiny_lm, out)])  # fmt: skip
+    err = run_command(capsys, "glue", "--task", str(task), "--train_file", str(train), "--validation_file", str(train),
+                      *mc_args(tiny_lm, out)).error  # fmt: skip
     assert err.count("\n") <= 1 and "train.csv" in err and "Row 1, column 'label'" in err, err
     assert "label 'sports|politics' is not one of the names ['sports', 'science']" in err
     assert "write a label set as names separated by ',' (CSV/TSV) or as a list (JSON)." in err
