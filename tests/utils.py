@@ -170,19 +170,6 @@ def run_command(capsys, *argv: str) -> CommandResult:
     return CommandResult(code, captured.out, captured.err)
 
 
-def run_cli(capsys, main) -> str:
-    """Runs a recipe's `main` as its script does (`run_recipe`); returns the one-line error it printed (exit 2)."""
-    from hf_gpt1.commands.command_line import run_recipe
-
-    with pytest.raises(SystemExit) as exit_info:
-        run_recipe(main)
-    assert exit_info.value.code == 2
-    err = capsys.readouterr().err
-    lines = [line for line in err.splitlines() if line.startswith("error: ")]
-    assert len(lines) == 1 and "Traceback" not in err, err[-2000:]
-    return lines[0]
-
-
 def glue_error(capsys, tiny: Path, tmp_path: Path, *extra: object, train=None, task="rte", model=None) -> str:
     """`hf-gpt1 glue` refused: a one-step run of `task` on `tiny` (or `model`), `extra` overriding its arguments;
     returns the error ([`CommandResult.error`]) and asserts the output folder was not claimed."""

@@ -10,10 +10,8 @@ from dataclasses import dataclass, field
 import pytest
 
 from hf_gpt1.commands.command_line import parse_recipe_args, run_recipe
-from hf_gpt1.commands.glue import main as glue_main
-from hf_gpt1.commands.pretrain import main as pretrain_main
 from hf_gpt1.training.trainer import TrainingError
-from tests.utils import COMMON, plan_problems, run_cli
+from tests.utils import COMMON, plan_problems, run_command
 
 # ------------------------------------------------------------------------------------------------ argument files
 
@@ -166,10 +164,9 @@ OFFLINE = "the Hugging Face Hub cannot be reached (offline mode: HF_HUB_OFFLINE=
 def test_an_unreachable_hub_names_what_was_asked_and_the_local_flag(
     recipe, argv, fragments, capsys, tiny_lm, glue_slice, tmp_path
 ):
-    main = {"glue": glue_main, "pretrain": pretrain_main}[recipe]
     argv = [{"GLUE": str(glue_slice), "TINY": str(tiny_lm)}.get(a, a) for a in argv]
     out = tmp_path / "out"
-    err = run_cli(capsys, lambda: main([*argv, "--output_dir", str(out), *COMMON]))
+    err = run_command(capsys, recipe, *argv, "--output_dir", str(out), *COMMON).error
     for fragment in fragments:
         assert fragment in err, err
     assert not out.exists()
@@ -225,16 +222,15 @@ def test_a_misspelt_key_in_an_argument_file_is_not_taken_for_another(tiny, rte_f
     train, dev = rte_files
     preset = tmp_path / "run.yaml"
     preset.write_text("learning_rat: 1e-4\n")
-    error = run_cli(capsys, lambda: glue_main([str(preset), *glue_argv(tiny, train, dev, tmp_path / "out")]))
+    error = run_command(capsys, "glue", *map(str, [str(preset), *glue_argv(tiny, train, dev, tmp_path / "out")])).error
     assert "--learning_rat (did you mean --learning_rate?)" in error, error
 
 
 def test_an_argument_file_after_a_flag_says_it_must_come_first(tmp_path, capsys):
-    from hf_gpt1.commands.glue import main as glue_main
 
     config = tmp_path / "run.yaml"
     config.write_text("task: rte\noutput_dir: out\n")
-    error = run_cli(capsys, lambda: glue_main(["--seed", "3", str(config)]))
+    error = run_command(capsys, "glue", *map(str, ["--seed", "3", str(config)])).error
     assert f"{config} is an argument file: it must come first" in error and f"{config} --seed 3" in error, error
     assert "are required" not in error
 

@@ -12,7 +12,6 @@ import os
 import pytest
 
 from hf_gpt1.commands.command_line import parse_recipe_args
-from hf_gpt1.commands.glue import main as glue_main
 from hf_gpt1.training.arguments import (
     GPT1TrainingArguments,
     PretrainDataArguments,
@@ -20,7 +19,7 @@ from hf_gpt1.training.arguments import (
     RecipeTrainingArguments,
     final_arguments,
 )
-from tests.utils import run_cli
+from tests.utils import run_command
 
 ARGUMENT_CLASSES = (RecipeTrainingArguments, GPT1TrainingArguments, PretrainTrainingArguments)
 
@@ -70,7 +69,7 @@ def test_a_missing_reporting_integration_is_refused_before_the_folder_is_claimed
     train, dev = rte_files
     out = tmp_path / "out"
     argv = [*glue_argv(tiny, train, dev, out), "--report_to", "tensorboard"]
-    assert "--report_to tensorboard: not installed here" in run_cli(capsys, lambda: glue_main(argv))
+    assert "--report_to tensorboard: not installed here" in run_command(capsys, "glue", *map(str, argv)).error
     assert not out.exists()
 
 
@@ -94,7 +93,7 @@ def test_deepspeed_without_the_package_is_one_line_before_anything_is_written(ho
         argv += ["--deepspeed", str(config)]
     else:
         monkeypatch.setenv("ACCELERATE_USE_DEEPSPEED", "true")
-    line = run_cli(capsys, lambda: glue_main(argv))
+    line = run_command(capsys, "glue", *map(str, argv)).error
     given = f"--deepspeed {config}" if how == "--deepspeed" else "ACCELERATE_USE_DEEPSPEED=true (accelerate launch)"
     assert line == (
         f"error: {given} trains with DeepSpeed, which is not installed here: pip install deepspeed, or launch "
