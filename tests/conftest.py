@@ -154,3 +154,40 @@ def rte_model(tiny_lm, glue_slice, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("rte") / "model"
     glue_main(glue_args("rte", tiny_lm, glue_slice, out, "--do_predict", "false", "--save_strategy", "no"))
     return out
+
+
+@pytest.fixture
+def finished_run(tmp_path, monkeypatch):
+    """An RTE run folder as the recipe leaves it, fine-tuned from the local folder `runs/first-pt` (relative, as in
+    the README's First run), whose results name files in the run by absolute paths."""
+    from hf_gpt1 import GPT1LMHeadModel, add_gpt1_special_tokens, get_task, load_gpt1_tokenizer
+    from hf_gpt1.data.atomic import write_json_atomic
+    from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
+    from hf_gpt1.training.arguments import ModelArguments
+    from hf_gpt1.training.finetune import build_model
+    from hf_gpt1.training.run_folder import RUN_FILE
+    from tests.utils import tiny_config_for
+
+    monkeypatch.chdir(tmp_path)
+    base = Path("runs/first-pt")
+    tokenizer = train_gpt1_tokenizer(["the cat sat on the mat ."] * 20, vocab_size=60)
+    lm = GPT1LMHeadModel(tiny_config_for(tokenizer, n_layer=1))
+    add_gpt1_special_tokens(tokenizer, lm)
+    lm.save_pretrained(base)
+    tokenizer.save_pretrained(base)
+    run = tmp_path / "runs" / "rte"
+    model = build_model(get_task("rte"), ModelArguments(model_name_or_path=str(base)), load_gpt1_tokenizer(base))
+    model.save_pretrained(run)
+    load_gpt1_tokenizer(base).save_pretrained(run)
+    (run / "RTE.tsv").write_text("index\tprediction\n0\tentailment\n")
+    (run / "checkpoint-4").mkdir()
+    record = {"recipe": "glue", "model": {"model_name_or_path": str(base)}, "data": {"task": "rte"}, "seed": 42}
+    record["inputs"] = {"--model_name_or_path": {str(base / "config.json"): "0" * 64}}
+    (run / RUN_FILE).write_text(json.dumps(record))
+    results = {"task": "rte", "test_predictions": str((run / "RTE.tsv").resolve())}
+    results |= {
+        "best_checkpoint": str(run.resolve() / "checkpoint-4"),
+        "validation": {"eval_validation_accuracy": 0.5},
+    }
+    write_json_atomic(run / "all_results.json", results)
+    return run

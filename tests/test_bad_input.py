@@ -19,15 +19,12 @@ import pytest
 import torch
 
 from hf_gpt1 import GPT1ForSequenceClassification, GPT1LMHeadModel
-from hf_gpt1.commands.command_line import run_recipe
 from hf_gpt1.commands.glue import main as glue_main
-from hf_gpt1.commands.multiple_choice import main as multiple_choice_main
-from hf_gpt1.commands.pretrain import main as pretrain_main
 from hf_gpt1.data.transforms import GPT1ClassificationCollator, GPT1SimilarityCollator
 from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
 from hf_gpt1.tools.convert import ConversionError, convert_openai_checkpoint
 from hf_gpt1.training.run_folder import RUN_FILE
-from tests.utils import SENTENCES, overridden, plan_problems, run_command, tiny_config
+from tests.utils import SENTENCES, glue_error, overridden, plan_problems, run_command, tiny_config
 
 # ------------------------------------------------------------------------------------------------ fixtures
 
@@ -48,50 +45,11 @@ GOOD_RTE = (
 )
 
 
-def recipe_error(capsys, argv, *, multiple_choice=False):
-    """Runs the GLUE recipe in-process as `recipes/glue.py` does; returns its one-line error (exit status 2)."""
-    with pytest.raises(SystemExit) as exit_info:
-        run_recipe(lambda: (multiple_choice_main if multiple_choice else glue_main)([str(a) for a in argv]))
-    assert exit_info.value.code == 2
-    return _one_error_line(capsys.readouterr().err)
-
-
-def _one_error_line(stderr):
-    """The `error: ...` message (progress bars may precede it on stderr); exactly one, and no traceback."""
-    assert "Traceback" not in stderr, stderr
-    starts = [i for i, line in enumerate(stderr.splitlines()) if line.startswith("error: ")]
-    assert len(starts) == 1, stderr
-    return "\n".join(stderr.splitlines()[starts[0] :])
-
-
-def glue_error(capsys, tiny, tmp_path, *extra, train=None, task="rte", model=None):
-    out = tmp_path / "out"
-    argv = ["--task", task, "--model_name_or_path", model or tiny, "--output_dir", out, "--report_to", "none"]
-    argv += [
-        "--max_steps",
-        "1",
-        "--per_device_train_batch_size",
-        "2",
-        "--save_strategy",
-        "no",
-        "--eval_strategy",
-        "no",
-    ]
-    if train is not None:
-        argv += ["--train_file", train]
-    message = recipe_error(capsys, overridden(argv, extra))
-    assert not (out / RUN_FILE).exists(), "a failed start must not claim the output folder"
-    return message
-
-
 def pretrain_error(capsys, tmp_path, *argv):
     out = tmp_path / "pt_out"
     base = ["--output_dir", out, "--report_to", "none", "--vocab_size", "100", "--n_layer", "1", "--n_embd", "32"]
     base += ["--n_head", "2", "--n_positions", "64", "--max_steps", "1"]
-    with pytest.raises(SystemExit) as exit_info:
-        run_recipe(lambda: pretrain_main(overridden([str(a) for a in base], [str(a) for a in argv])))
-    assert exit_info.value.code == 2
-    message = _one_error_line(capsys.readouterr().err)
+    message = run_command(capsys, "pretrain", *overridden([str(a) for a in base], [str(a) for a in argv])).error
     assert not (out / RUN_FILE).exists()
     return message
 
@@ -251,7 +209,7 @@ def test_bad_argument(argv, fragments, capsys, tiny, tmp_path):
     args += ["--eval_strategy", "no"]
     if "--data_dir" not in argv:
         args += ["--train_file", train]
-    message = recipe_error(capsys, args)
+    message = run_command(capsys, "glue", *map(str, args)).error
     assert not (tmp_path / "out" / RUN_FILE).exists()
     for fragment in fragments:
         assert fragment in message, (fragment, message)
@@ -432,7 +390,7 @@ def test_command_line_prints_one_error_line_and_exits_2(command, argv, fragment,
     monkeypatch.delenv("HF_GPT1_TRACEBACK", raising=False)
     done = run_command(capsys, command, *(a.format(tmp=tmp_path) for a in argv))
     assert done.code == 2, done.stderr
-    assert fragment in _one_error_line(done.stderr)
+    assert fragment in done.error
     assert not (tmp_path / "o").exists()
 
 

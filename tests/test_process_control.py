@@ -22,29 +22,10 @@ from pathlib import Path
 import pytest
 
 from hf_gpt1 import process_control
-from hf_gpt1.process_control import controlled, handled_signals, log_console_to
+from hf_gpt1.process_control import handled_signals, log_console_to
 from tests.utils import REPO_ROOT
 
 # ------------------------------------------------------------------------------------------------ the policy
-
-
-def test_a_signal_inherited_as_ignored_stays_ignored(monkeypatch):
-    """`nohup` (SIGHUP) and a background job (SIGINT) start a process with the signal ignored: neither a command nor
-    training installs a handler over it."""
-    from hf_gpt1.training.callbacks import GracefulStop
-
-    monkeypatch.setitem(process_control._INHERITED, signal.SIGHUP, signal.SIG_IGN)
-    monkeypatch.setitem(process_control._INHERITED, signal.SIGINT, signal.SIG_IGN)
-    assert handled_signals() == (signal.SIGTERM,)
-    before = {signum: signal.getsignal(signum) for signum in (signal.SIGHUP, signal.SIGINT)}
-    stop = GracefulStop()
-    with controlled():
-        assert signal.getsignal(signal.SIGTERM) is process_control._terminate
-        assert {signum: signal.getsignal(signum) for signum in before} == before
-        stop.on_train_begin(None, None, None)
-        assert signal.getsignal(signal.SIGTERM) == stop._handle
-        assert {signum: signal.getsignal(signum) for signum in before} == before
-        stop.on_train_end(None, None, None)
 
 
 def test_a_closed_terminal_stops_a_command_as_sigterm_does(monkeypatch, capsys):

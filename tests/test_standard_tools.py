@@ -186,16 +186,6 @@ def test_a_model_fine_tuned_from_glue_files_names_its_classes(task, names, token
     assert spec.label_to_id("1") == 1 and spec.label_to_id(names[1]) == 1  # file values and names both read
 
 
-def test_a_prediction_only_run_draws_no_figure_of_single_dots(tmp_path):
-    from hf_gpt1.training.curves import write_curves
-
-    predicted = [{"eval_validation_accuracy": 0.6, "eval_validation_loss": 0.7, "step": 0}]
-    assert write_curves(predicted, tmp_path / "curves.png", "glue rte (prediction only)") is None
-    assert not (tmp_path / "curves.png").exists()
-    trained = [{"loss": 1.0 / step, "learning_rate": 1e-3, "step": step} for step in (1, 2, 3)]
-    assert write_curves(trained, tmp_path / "curves.png", "glue rte") == tmp_path / "curves.png"
-
-
 def test_a_folder_of_another_run_is_refused_with_the_fix_first_and_briefly(tmp_path):
     from hf_gpt1.training.run_folder import RUN_FILE, check_output_dir
 

@@ -138,6 +138,20 @@ class CommandResult:
     stdout: str
     stderr: str
 
+    @property
+    def error(self) -> str:
+        """The refusal's message: its one `error: ...` line and the indented lines that continue it (a list of
+        problems). Asserts a refusal (exit status 2), exactly one error line (progress bars may precede it on
+        stderr) and no traceback."""
+        assert self.code == 2 and "Traceback" not in self.stderr, (self.code, self.stderr[-2000:])
+        lines = self.stderr.splitlines()
+        starts = [i for i, line in enumerate(lines) if line.startswith("error: ")]
+        assert len(starts) == 1, self.stderr[-2000:]
+        end = starts[0] + 1
+        while end < len(lines) and lines[end].startswith("  "):
+            end += 1
+        return "\n".join(lines[starts[0] : end])
+
 
 def run_command(capsys, *argv: str) -> CommandResult:
     """`hf-gpt1 <argv>` in this process, through `hf_gpt1.commands.main` (what the console script calls): its exit
@@ -156,17 +170,28 @@ def run_command(capsys, *argv: str) -> CommandResult:
     return CommandResult(code, captured.out, captured.err)
 
 
-def run_cli(capsys, main) -> str:
-    """Runs a recipe's `main` as its script does (`run_recipe`); returns the one-line error it printed (exit 2)."""
-    from hf_gpt1.commands.command_line import run_recipe
+def glue_error(capsys, tiny: Path, tmp_path: Path, *extra: object, train=None, task="rte", model=None) -> str:
+    """`hf-gpt1 glue` refused: a one-step run of `task` on `tiny` (or `model`), `extra` overriding its arguments;
+    returns the error ([`CommandResult.error`]) and asserts the output folder was not claimed."""
+    from hf_gpt1.training.run_folder import RUN_FILE
 
-    with pytest.raises(SystemExit) as exit_info:
-        run_recipe(main)
-    assert exit_info.value.code == 2
-    err = capsys.readouterr().err
-    lines = [line for line in err.splitlines() if line.startswith("error: ")]
-    assert len(lines) == 1 and "Traceback" not in err, err[-2000:]
-    return lines[0]
+    out = tmp_path / "out"
+    argv = ["--task", task, "--model_name_or_path", model or tiny, "--output_dir", out, "--report_to", "none"]
+    argv += [
+        "--max_steps",
+        "1",
+        "--per_device_train_batch_size",
+        "2",
+        "--save_strategy",
+        "no",
+        "--eval_strategy",
+        "no",
+    ]
+    if train is not None:
+        argv += ["--train_file", train]
+    message = run_command(capsys, "glue", *overridden([str(a) for a in argv], [str(a) for a in extra])).error
+    assert not (out / RUN_FILE).exists(), "a failed start must not claim the output folder"
+    return message
 
 
 def glue_argv(model, train, dev, output_dir, seed=11, extra=()):
@@ -327,3 +352,46 @@ def recording_trainer(monkeypatch, module, name: str) -> list[tuple[str, Any]]:
     monkeypatch.setattr(module, name, Recorder)
     monkeypatch.setattr(module, planner.__name__, plan)
     return calls
+
+
+def trainer_arguments(tmp_path: Path, **overrides: Any) -> Any:
+    """The training arguments of a Trainer test: under tmp_path/out, reporting nowhere, logging every step."""
+    from hf_gpt1.training.arguments import RecipeTrainingArguments
+
+    fields = dict(output_dir=str(tmp_path / "out"), report_to=[], disable_tqdm=True, logging_steps=1, seed=0)
+    fields.update(overrides)
+    return RecipeTrainingArguments(**fields)
+
+
+def lm_windows(n: int, length: int = 16) -> Any:
+    """`n` seeded language-model windows of `length` tokens (a `datasets.Dataset` of input_ids and labels)."""
+    import datasets
+
+    generator = torch.Generator().manual_seed(0)
+    ids = torch.randint(0, 60, (n, length), generator=generator).tolist()
+    return datasets.Dataset.from_dict({"input_ids": ids, "labels": ids})
+
+
+def lm_trainer(tmp_path: Path, n: int = 16, **overrides: Any) -> Any:
+    """A GPT1Trainer of the tiny language model on `n` windows ([`trainer_arguments`] with `overrides`)."""
+    from transformers import default_data_collator
+
+    from hf_gpt1 import GPT1LMHeadModel
+    from hf_gpt1.training.trainer import GPT1Trainer
+
+    return GPT1Trainer(
+        model=GPT1LMHeadModel(tiny_config()),
+        args=trainer_arguments(tmp_path, per_device_train_batch_size=4, **overrides),
+        train_dataset=lm_windows(n),
+        data_collator=default_data_collator,
+    )
+
+
+def error_task(metric_config: str = "mse_mae", main_metric: str = "mse") -> Any:
+    """Registers "stars", a 0-5 score task measured by an error (mse by default); use with `own_registry`."""
+    from hf_gpt1.data.tasks import TaskSpec, register_task
+
+    return register_task(
+        TaskSpec(name="stars", format="classification", text_columns=("text",), label_range=(0.0, 5.0),
+                 metric_config=metric_config, main_metric=main_metric)
+    )  # fmt: skip

@@ -10,10 +10,8 @@ from dataclasses import dataclass, field
 import pytest
 
 from hf_gpt1.commands.command_line import parse_recipe_args, run_recipe
-from hf_gpt1.commands.glue import main as glue_main
-from hf_gpt1.commands.pretrain import main as pretrain_main
 from hf_gpt1.training.trainer import TrainingError
-from tests.utils import COMMON, plan_problems, run_cli
+from tests.utils import COMMON, plan_problems, run_command
 
 # ------------------------------------------------------------------------------------------------ argument files
 
@@ -166,10 +164,9 @@ OFFLINE = "the Hugging Face Hub cannot be reached (offline mode: HF_HUB_OFFLINE=
 def test_an_unreachable_hub_names_what_was_asked_and_the_local_flag(
     recipe, argv, fragments, capsys, tiny_lm, glue_slice, tmp_path
 ):
-    main = {"glue": glue_main, "pretrain": pretrain_main}[recipe]
     argv = [{"GLUE": str(glue_slice), "TINY": str(tiny_lm)}.get(a, a) for a in argv]
     out = tmp_path / "out"
-    err = run_cli(capsys, lambda: main([*argv, "--output_dir", str(out), *COMMON]))
+    err = run_command(capsys, recipe, *argv, "--output_dir", str(out), *COMMON).error
     for fragment in fragments:
         assert fragment in err, err
     assert not out.exists()
@@ -219,47 +216,21 @@ def test_the_fine_tuning_plan_says_every_problem_at_once(tiny, tmp_path):
     assert len(problems) == 4 and not out.exists()
 
 
-def test_the_command_line_names_a_data_layer_error_by_its_flags(tmp_path):
-    """The data layer names a file by its path (and line) and an argument by its name; the command names them by the
-    flags that gave them: the same error, in each one's words."""
-    from hf_gpt1.commands.glue import main as glue
-    from hf_gpt1.commands.multiple_choice import main as multiple_choice
-    from hf_gpt1.data.files import load_task_splits
-    from hf_gpt1.data.tasks import get_task
-
-    bad = tmp_path / "train.csv"
-    bad.write_text("sentence1,sentence2,label\na,b\n", encoding="utf-8")
-    with pytest.raises(ValueError) as library:
-        load_task_splits(get_task("rte"), train_file=str(bad), validation_file=str(bad))
-    assert str(library.value).startswith(f"{bad}:2: expected 3 fields") and "--" not in str(library.value)
-    with pytest.raises(ValueError) as command:
-        glue(["--task", "rte", "--train_file", str(bad), "--validation_file", str(bad), "--output_dir",
-              str(tmp_path / "out"), "--report_to", "none"])  # fmt: skip
-    assert str(command.value) == f"--train_file {library.value}"
-    with pytest.raises(ValueError, match="`story_cloze_protocol` needs a `train_file`"):
-        load_task_splits(get_task("story_cloze"), test_file=str(bad), story_cloze_protocol=True)
-    with pytest.raises(ValueError, match="^--story_cloze_protocol needs a --train_file"):
-        multiple_choice(["--task", "story_cloze", "--test_file", str(bad), "--story_cloze_protocol", "true",
-                         "--output_dir", str(tmp_path / "sc"), "--report_to", "none"])  # fmt: skip
-    assert not (tmp_path / "out").exists()
-
-
 def test_a_misspelt_key_in_an_argument_file_is_not_taken_for_another(tiny, rte_files, tmp_path, capsys):
     from tests.utils import glue_argv
 
     train, dev = rte_files
     preset = tmp_path / "run.yaml"
     preset.write_text("learning_rat: 1e-4\n")
-    error = run_cli(capsys, lambda: glue_main([str(preset), *glue_argv(tiny, train, dev, tmp_path / "out")]))
+    error = run_command(capsys, "glue", *map(str, [str(preset), *glue_argv(tiny, train, dev, tmp_path / "out")])).error
     assert "--learning_rat (did you mean --learning_rate?)" in error, error
 
 
 def test_an_argument_file_after_a_flag_says_it_must_come_first(tmp_path, capsys):
-    from hf_gpt1.commands.glue import main as glue_main
 
     config = tmp_path / "run.yaml"
     config.write_text("task: rte\noutput_dir: out\n")
-    error = run_cli(capsys, lambda: glue_main(["--seed", "3", str(config)]))
+    error = run_command(capsys, "glue", *map(str, ["--seed", "3", str(config)])).error
     assert f"{config} is an argument file: it must come first" in error and f"{config} --seed 3" in error, error
     assert "are required" not in error
 
@@ -290,41 +261,6 @@ def test_a_wrong_typed_value_in_an_argument_file_names_the_file(tmp_path, capsys
 
 
 # ------------------------------------------------------------------------------------------------ the one parse
-
-
-@pytest.mark.parametrize(
-    ("words", "problem"),
-    [
-        (
-            ["--original_embedding_table", "true", "--no-original-embedding-table"],
-            "--original_embedding_table and --no_original_embedding_table are one argument, given twice on the "
-            "command line: keep one of them.",
-        ),
-        (["--seed", "1", "--seed=2"], "--seed is given twice on the command line: keep one of them."),
-    ],
-)
-def test_one_argument_given_twice_in_one_place_is_refused_not_settled_by_the_last(words, problem, tmp_path):
-    """Two values for one argument, under any spelling the parser takes (issue 50): argparse would keep the last
-    silently; the one parse refuses it before anything runs. A file and the command line are two places: the
-    command line overrides the file."""
-    from hf_gpt1.commands.glue import ARGUMENTS
-
-    with pytest.raises(ValueError) as refused:
-        parse_recipe_args(ARGUMENTS, ["--task", "rte", "--output_dir", str(tmp_path), *words])
-    assert str(refused.value) == problem
-    config = tmp_path / "run.yaml"
-    config.write_text("task: rte\noriginal_embedding_table: true\nseed: 1\n")
-    model, _, training = parse_recipe_args(
-        ARGUMENTS, [str(config), "--no-original-embedding-table", "--seed=2", "--output_dir", str(tmp_path)]
-    )
-    assert model.original_embedding_table is False and training.seed == 2
-
-
-def test_a_one_dash_argument_is_refused_naming_the_two_dash_one(tmp_path):
-    from hf_gpt1.commands.glue import ARGUMENTS
-
-    with pytest.raises(ValueError, match=r"-max_steps \(did you mean --max_steps\?\)"):
-        parse_recipe_args(ARGUMENTS, ["--task", "rte", "--output_dir", str(tmp_path), "-max_steps", "5"])
 
 
 @pytest.mark.parametrize(

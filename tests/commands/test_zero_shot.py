@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.utils import run_cli
+from tests.utils import run_command
 
 
 def test_zero_shot_refuses_an_output_file_in_a_missing_folder_before_scoring(tiny_lm, tmp_path, capsys, monkeypatch):
@@ -14,6 +14,5 @@ def test_zero_shot_refuses_an_output_file_in_a_missing_folder_before_scoring(tin
 
     monkeypatch.setattr(zero_shot, "load_checkpoint", lambda *a: pytest.fail("the model was loaded"))
     argv = ["--model_name_or_path", str(tiny_lm), "--task", "sst2", "--output_file", str(tmp_path / "no" / "r.json")]
-    monkeypatch.setattr("sys.argv", ["zero_shot.py", *argv])
-    error = run_cli(capsys, zero_shot.main)
+    error = run_command(capsys, "zero-shot", *argv).error
     assert f"--output_file {tmp_path / 'no' / 'r.json'}: the folder" in error and "does not exist" in error, error

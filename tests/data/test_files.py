@@ -13,7 +13,6 @@ from pathlib import Path
 import datasets
 import pytest
 
-from hf_gpt1.commands.glue import main as glue_main
 from hf_gpt1.data.files import (
     load_corpus,
     load_glue_tsv,
@@ -25,7 +24,7 @@ from hf_gpt1.data.tasks import get_task
 from tests.utils import (
     COMMON,
     predict_args,
-    run_cli,
+    run_command,
     shared_data,
     story_cloze_csv,
 )
@@ -309,7 +308,7 @@ def test_a_second_header_in_a_joined_file_is_refused_naming_its_line(rte_model, 
     test.write_text(part + part)  # cat a.csv b.csv
     argv = predict_args(rte_model, tmp_path, tmp_path / "out")
     argv[argv.index("--data_dir") : argv.index("--data_dir") + 2] = ["--test_file", str(test)]
-    error = run_cli(capsys, lambda: glue_main(argv))
+    error = run_command(capsys, "glue", *map(str, argv)).error
     assert f"{test}:4 repeats the header row" in error, error
     assert not (tmp_path / "out").exists()
 
@@ -321,7 +320,7 @@ def test_a_glue_test_file_with_a_repeated_index_is_refused_naming_its_line(
     shutil.copytree(glue_slice / "RTE", data / "RTE")
     lines = (data / "RTE" / "test.tsv").read_text().splitlines(keepends=True)
     (data / "RTE" / "test.tsv").write_text("".join([*lines, lines[3]]))  # the row of index 2, again at the end
-    error = run_cli(capsys, lambda: glue_main(predict_args(rte_model, data, tmp_path / "out")))
+    error = run_command(capsys, "glue", *map(str, predict_args(rte_model, data, tmp_path / "out"))).error
     assert f"test.tsv:{len(lines) + 1}: 'index' 2 is also the id of the row at" in error and ":4" in error, error
 
 
@@ -335,9 +334,8 @@ def test_a_test_file_with_repeated_ids_is_refused(tiny_lm, tmp_path, capsys, no_
         "--task", "story_cloze", "--model_name_or_path", str(tiny_lm), "--test_file", str(stories),
         "--do_train", "false", "--do_eval", "false", "--output_dir", str(tmp_path / "out"), *COMMON,
     ]  # fmt: skip
-    from hf_gpt1.commands.multiple_choice import main as multiple_choice_main
 
-    error = run_cli(capsys, lambda: multiple_choice_main(argv))
+    error = run_command(capsys, "multiple-choice", *map(str, argv)).error
     assert "data row 3: 'InputStoryid' 's1' is also the id of the row at" in error, error
 
 

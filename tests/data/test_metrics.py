@@ -15,6 +15,7 @@ from sklearn.metrics import accuracy_score, f1_score, matthews_corrcoef
 
 from hf_gpt1.data.metrics import glue_metric_path, load_metric, prediction_warnings, score_with_baselines
 from hf_gpt1.data.tasks import TASKS, get_task
+from tests.utils import error_task
 
 ACCURACY_CONFIGS = ["sst2", "mnli", "mnli_matched", "mnli_mismatched", "qnli", "rte", "wnli", "accuracy"]
 
@@ -121,53 +122,11 @@ def test_every_score_has_the_constant_baseline_and_a_learned_nothing_warning():
     assert scores["accuracy"] > scores["baseline_accuracy"] and prediction_warnings(spec, "test", scores) == []
 
 
-def test_regression_baseline_is_the_mean_and_constant_scores_are_flagged():
-    spec = get_task("stsb")
-    references = np.linspace(0, 5, 50)
-    scores = score_with_baselines(load_metric(spec), spec, np.full(50, 2.5), references)
-    assert scores["baseline_pearson"] == scores["baseline_spearmanr"] == 0.0 and scores["prediction_std"] == 0.0
-    assert prediction_warnings(
-        spec, "validation", {f"eval_validation_{k}": v for k, v in scores.items()}, "eval_validation_"
-    )[0].startswith("validation: every prediction is the same score")
-
-
-def test_the_metric_module_computes_what_the_task_table_declares():
-    """`METRIC_OUTPUTS` (where a task's metric is checked when it is declared) is the module's table of configs:
-    every config loads and returns exactly the declared scores."""
-    from hf_gpt1.data.scores import METRIC_OUTPUTS, SCORES
-
-    for config, scores in METRIC_OUTPUTS.items():
-        regression = any(SCORES[name].real_valued for name in scores)
-        predictions, references = ([0.5, 2.0, 4.0], [1.0, 2.5, 3.0]) if regression else ([0, 1, 1], [0, 1, 0])
-        if any(SCORES[name].label_sets for name in scores):  # multi-label: a row of 0/1 per class for each example
-            predictions, references = [[0, 1], [1, 1], [1, 0]], [[0, 1], [1, 0], [1, 0]]
-        result = evaluate.load(glue_metric_path(), config).compute(predictions=predictions, references=references)
-        assert tuple(result) == scores, config
-
-
 # ------------------------------------------------------------------------------ direction and baseline per score
 
 
-@pytest.fixture
-def own_registry(monkeypatch):
-    """Tasks declared by a test go into copies of the registries (and scores with `monkeypatch.setitem`)."""
-    from hf_gpt1.data import tasks
-
-    for name in ("TASKS", "_BY_NAME"):
-        monkeypatch.setattr(tasks, name, dict(getattr(tasks, name)))
-
-
-def _error_task(metric_config: str = "mse_mae", main_metric: str = "mse"):
-    from hf_gpt1.data.tasks import TaskSpec, register_task
-
-    return register_task(
-        TaskSpec(name="stars", format="classification", text_columns=("text",), label_range=(0.0, 5.0),
-                 metric_config=metric_config, main_metric=main_metric)
-    )  # fmt: skip
-
-
 def test_an_error_metric_has_its_direction_and_a_mean_prediction_baseline(own_registry):
-    spec = _error_task()
+    spec = error_task()
     references = np.array([1.0, 2.0, 3.0, 4.0])
     good = score_with_baselines(load_metric(spec), spec, references + 0.1, references)
     assert good["mse"] == pytest.approx(0.01) and good["baseline_mse"] == pytest.approx(1.25)  # the mean, 2.5
@@ -184,20 +143,6 @@ def test_the_best_checkpoint_follows_the_metric_direction(own_registry, tmp_path
     from hf_gpt1.training.finetune import _evaluation_plan
 
     args = GPT1TrainingArguments(output_dir=str(tmp_path), report_to="none")
-    plan = _evaluation_plan(args, _error_task(), ["validation"])
+    plan = _evaluation_plan(args, error_task(), ["validation"])
     assert plan["metric_for_best_model"] == "eval_validation_mse" and plan["greater_is_better"] is False
     assert _evaluation_plan(args, get_task("stsb"), ["validation"])["greater_is_better"] is True
-
-
-def test_a_score_declared_from_outside_is_computed_and_checked(own_registry, monkeypatch):
-    from hf_gpt1.data.scores import METRIC_OUTPUTS, SCORES, Score
-
-    rmse = Score(lambda p, r: float(np.sqrt(np.mean((p - r) ** 2))), greater_is_better=False, real_valued=True)
-    monkeypatch.setitem(SCORES, "rmse", rmse)
-    monkeypatch.setitem(METRIC_OUTPUTS, "rmse", ("rmse",))
-    spec = _error_task("rmse", "rmse")
-    scores = score_with_baselines(load_metric(spec), spec, np.array([1.0, 3.0]), np.array([2.0, 2.0]))
-    assert scores["rmse"] == pytest.approx(1.0) and scores["baseline_rmse"] == 0.0
-    monkeypatch.setitem(METRIC_OUTPUTS, "undeclared", ("brier",))
-    with pytest.raises(ValueError, match=r"gives \['brier'\], which hf_gpt1.data.scores.SCORES does not declare"):
-        _error_task("undeclared", "brier")

@@ -22,7 +22,7 @@ from hf_gpt1.data.files import load_corpus
 from hf_gpt1.data.packing import TextCorpus, pack_corpus, pack_windows, stream_corpus, window_collator
 from hf_gpt1.tokenization_gpt1 import original_tokenizer
 from hf_gpt1.training.run_folder import RUN_FILE
-from tests.utils import COMMON, overridden, run_cli, shared_data
+from tests.utils import COMMON, overridden, run_command, shared_data
 
 
 @pytest.fixture
@@ -278,7 +278,7 @@ def test_a_corpus_rewritten_between_the_scan_and_the_packing_is_refused(workers,
 
     monkeypatch.setattr(packing, "pack_corpus", edit_then_pack)
     argv = pretrain_argv(tmp_path, corpus, extra=("--preprocessing_num_workers", workers, "--bpe_sample_mb", "1"))
-    error = run_cli(capsys, lambda: pretrain_main(argv))
+    error = run_command(capsys, "pretrain", *map(str, argv)).error
     assert f"{corpus} changed while this run was reading it" in error and "nothing was trained" in error, error
     assert not (tmp_path / "run" / RUN_FILE).exists()
     assert not [p for p in (cache / "hf_gpt1" / "packed").glob("*") if (p / "done").exists()]  # nothing cached
@@ -294,7 +294,7 @@ def test_a_corpus_changed_between_the_start_and_the_scan_is_refused(tmp_path, ca
         return real_corpus(*args, **kwargs)
 
     monkeypatch.setattr(packing, "TextCorpus", edit_then_scan)
-    error = run_cli(capsys, lambda: pretrain_main(pretrain_argv(tmp_path, corpus)))
+    error = run_command(capsys, "pretrain", *map(str, pretrain_argv(tmp_path, corpus))).error
     assert f"--train_files {corpus} changed while this run was reading it" in error, error
 
 
@@ -322,7 +322,7 @@ def test_a_corpus_file_named_twice_is_refused(how, tmp_path, cache, capsys):
     else:
         argv = pretrain_argv(tmp_path, a, extra=("--validation_files", str(a)))
         fragment = f"--validation_files {a} is the same file as --train_files {a}"
-    error = run_cli(capsys, lambda: pretrain_main(argv))
+    error = run_command(capsys, "pretrain", *map(str, argv)).error
     assert fragment in error and "Name each file once" in error, error
 
 
@@ -359,7 +359,7 @@ def test_streaming_writes_nothing_to_the_cache(tmp_path, cache, capsys):
 def test_a_corpus_csv_that_does_not_parse_is_one_line_naming_it(tmp_path, cache, capsys):
     corpus = tmp_path / "docs.csv"
     corpus.write_text("text\n" + "".join(f"document {i}\n" for i in range(40)) + '"a, "b" c,,d\n')
-    error = run_cli(capsys, lambda: pretrain_main(pretrain_argv(tmp_path, corpus)))
+    error = run_command(capsys, "pretrain", *map(str, pretrain_argv(tmp_path, corpus))).error
     assert f"--train_files ['{corpus}']: cannot parse it as CSV" in error, error
 
 
@@ -396,7 +396,7 @@ def test_a_dead_worker_is_one_line_from_the_command(tmp_path, cache, capsys, mon
     monkeypatch.setattr(packing, "TextCorpus", functools.partial(packing.TextCorpus, shard_bytes=20_000))
     faulty_shard(monkeypatch, lambda: os.kill(os.getpid(), signal.SIGKILL))
     argv = pretrain_argv(tmp_path, corpus, extra=("--preprocessing_num_workers", "2"))
-    error = run_cli(capsys, lambda: pretrain_main(argv))
+    error = run_command(capsys, "pretrain", *map(str, argv)).error
     assert "killed by SIGKILL" in error and "run the same command again" in error, error
     assert "lower --preprocessing_num_workers" in error, error  # the library's `num_workers`, named by its flag
 
@@ -413,14 +413,14 @@ def test_a_broken_json_line_deep_in_a_corpus_names_its_line(tmp_path):
 def test_a_corpus_with_cr_only_line_endings_names_them(tmp_path, capsys, cache):
     corpus = tmp_path / "mac.txt"
     corpus.write_bytes(corpus_text().replace("\n", "\r").encode())
-    error = run_cli(capsys, lambda: pretrain_main(pretrain_argv(tmp_path, corpus)))
+    error = run_command(capsys, "pretrain", *map(str, pretrain_argv(tmp_path, corpus))).error
     assert "carriage return alone" in error and "tr '\\r' '\\n'" in error, error
 
 
 def test_a_csv_corpus_with_an_empty_text_cell_names_its_row(tmp_path, capsys, cache):
     corpus = tmp_path / "docs.csv"
     corpus.write_text("id,text\n" + "".join(f"{i},document {i}\n" for i in range(40)) + "40,\n")
-    error = run_cli(capsys, lambda: pretrain_main(pretrain_argv(tmp_path, corpus)))
+    error = run_command(capsys, "pretrain", *map(str, pretrain_argv(tmp_path, corpus))).error
     assert "data row 41 has no text in 'text'" in error, error
 
 

@@ -11,7 +11,7 @@ import pytest
 from hf_gpt1.commands.glue import main as glue_main
 from hf_gpt1.data.submissions import write_glue_submission, write_predictions
 from hf_gpt1.data.tasks import get_task
-from tests.utils import GLUE_ROWS, Killed, fail_writes_to, predict_args, run_cli
+from tests.utils import GLUE_ROWS, Killed, fail_writes_to, predict_args, run_command
 
 
 def test_write_glue_submission(tmp_path):
@@ -67,7 +67,7 @@ def test_a_full_disk_at_the_submission_is_one_line_and_leaves_no_partial_file(
 ):
     out = tmp_path / "predict"
     fail_writes_to(monkeypatch, "RTE.tsv", OSError(errno.ENOSPC, "No space left on device"))
-    error = run_cli(capsys, lambda: glue_main(predict_args(rte_model, glue_slice, out)))
+    error = run_command(capsys, "glue", *map(str, predict_args(rte_model, glue_slice, out))).error
     assert "RTE.tsv" in error and "full" in error and "free space" in error.lower(), error
     assert not (out / "RTE.tsv").exists()
 
@@ -75,7 +75,7 @@ def test_a_full_disk_at_the_submission_is_one_line_and_leaves_no_partial_file(
 def test_a_read_only_disk_is_not_told_to_free_space(rte_model, glue_slice, tmp_path, monkeypatch, capsys):
     out = tmp_path / "predict"
     fail_writes_to(monkeypatch, "RTE.tsv", OSError(errno.EROFS, "Read-only file system"))
-    error = run_cli(capsys, lambda: glue_main(predict_args(rte_model, glue_slice, out)))
+    error = run_command(capsys, "glue", *map(str, predict_args(rte_model, glue_slice, out))).error
     assert "read-only" in error and "free space" not in error.lower(), error
 
 

@@ -366,42 +366,6 @@ def test_push_refuses_a_task_file_that_is_not_the_models_task(runs, tmp_path, mo
         push_finetuned(run_dir, "me/gpt1-stsb", endpoint="http://127.0.0.1:9")
 
 
-@pytest.fixture
-def finished_run(tmp_path, monkeypatch):
-    """An RTE run folder as the recipe leaves it, fine-tuned from the local folder `runs/first-pt` (relative, as in
-    the README's First run), whose results name files in the run by absolute paths."""
-    from hf_gpt1 import GPT1LMHeadModel, add_gpt1_special_tokens, get_task, load_gpt1_tokenizer
-    from hf_gpt1.data.atomic import write_json_atomic
-    from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
-    from hf_gpt1.training.arguments import ModelArguments
-    from hf_gpt1.training.finetune import build_model
-    from tests.utils import tiny_config_for
-
-    monkeypatch.chdir(tmp_path)
-    base = Path("runs/first-pt")
-    tokenizer = train_gpt1_tokenizer(["the cat sat on the mat ."] * 20, vocab_size=60)
-    lm = GPT1LMHeadModel(tiny_config_for(tokenizer, n_layer=1))
-    add_gpt1_special_tokens(tokenizer, lm)
-    lm.save_pretrained(base)
-    tokenizer.save_pretrained(base)
-    run = tmp_path / "runs" / "rte"
-    model = build_model(get_task("rte"), ModelArguments(model_name_or_path=str(base)), load_gpt1_tokenizer(base))
-    model.save_pretrained(run)
-    load_gpt1_tokenizer(base).save_pretrained(run)
-    (run / "RTE.tsv").write_text("index\tprediction\n0\tentailment\n")
-    (run / "checkpoint-4").mkdir()
-    record = {"recipe": "glue", "model": {"model_name_or_path": str(base)}, "data": {"task": "rte"}, "seed": 42}
-    record["inputs"] = {"--model_name_or_path": {str(base / "config.json"): "0" * 64}}
-    (run / RUN_FILE).write_text(json.dumps(record))
-    results = {"task": "rte", "test_predictions": str((run / "RTE.tsv").resolve())}
-    results |= {
-        "best_checkpoint": str(run.resolve() / "checkpoint-4"),
-        "validation": {"eval_validation_accuracy": 0.5},
-    }
-    write_json_atomic(run / "all_results.json", results)
-    return run
-
-
 def push_to_standin(folder: Path, monkeypatch) -> dict[str, str]:
     import huggingface_hub.constants
 
@@ -457,17 +421,6 @@ def test_a_local_base_model_is_named_as_local_from_any_folder(finished_run, tmp_
     card = model_card(finished_run, "me/gpt1-rte")
     assert "base_model:" not in card.split("---\n")[1], card
     assert "**Base model:** a local checkpoint (not on the Hub: `first-pt`;" in card
-
-
-def test_a_push_of_an_unfinished_run_is_refused_with_the_resume_hint(finished_run, capsys):
-    from hf_gpt1.commands.command_line import run_recipe
-    from hf_gpt1.commands.push import main as push_main
-
-    (finished_run / "all_results.json").unlink()
-    with pytest.raises(SystemExit):
-        run_recipe(lambda: push_main([str(finished_run), "me/gpt1-rte"]))
-    error = capsys.readouterr().err
-    assert "this run did not finish" in error and "--resume" in error and "Unrecognized model" not in error, error
 
 
 def test_non_finite_metrics_are_written_as_null_and_left_out_of_the_card(finished_run, caplog):

@@ -12,7 +12,6 @@ import os
 import pytest
 
 from hf_gpt1.commands.command_line import parse_recipe_args
-from hf_gpt1.commands.glue import main as glue_main
 from hf_gpt1.training.arguments import (
     GPT1TrainingArguments,
     PretrainDataArguments,
@@ -20,8 +19,7 @@ from hf_gpt1.training.arguments import (
     RecipeTrainingArguments,
     final_arguments,
 )
-from hf_gpt1.training.launch import settle_launch
-from tests.utils import run_cli
+from tests.utils import run_command
 
 ARGUMENT_CLASSES = (RecipeTrainingArguments, GPT1TrainingArguments, PretrainTrainingArguments)
 
@@ -61,16 +59,6 @@ def test_parsed_flags_are_held_as_given(tmp_path):
     assert training.to_dict()["use_cpu"] is True and training.to_dict()["torch_compile"] is False
 
 
-def test_the_launch_settles_fsdp_on_the_cpu_once_at_the_start(tmp_path, monkeypatch):
-    monkeypatch.setenv("ACCELERATE_USE_FSDP", "true")
-    args = RecipeTrainingArguments(output_dir=str(tmp_path), report_to="none")
-    assert os.environ["ACCELERATE_USE_FSDP"] == "true"
-    notes = settle_launch(args)
-    assert os.environ["ACCELERATE_USE_FSDP"] == "false"
-    assert any("FSDP shards over accelerators" in note for note in notes)
-    assert not any("FSDP" in note for note in settle_launch(args))  # settled: nothing more to say
-
-
 def test_a_missing_reporting_integration_is_refused_before_the_folder_is_claimed(tiny, rte_files, tmp_path, capsys):
     import importlib.util
 
@@ -81,7 +69,7 @@ def test_a_missing_reporting_integration_is_refused_before_the_folder_is_claimed
     train, dev = rte_files
     out = tmp_path / "out"
     argv = [*glue_argv(tiny, train, dev, out), "--report_to", "tensorboard"]
-    assert "--report_to tensorboard: not installed here" in run_cli(capsys, lambda: glue_main(argv))
+    assert "--report_to tensorboard: not installed here" in run_command(capsys, "glue", *map(str, argv)).error
     assert not out.exists()
 
 
@@ -105,7 +93,7 @@ def test_deepspeed_without_the_package_is_one_line_before_anything_is_written(ho
         argv += ["--deepspeed", str(config)]
     else:
         monkeypatch.setenv("ACCELERATE_USE_DEEPSPEED", "true")
-    line = run_cli(capsys, lambda: glue_main(argv))
+    line = run_command(capsys, "glue", *map(str, argv)).error
     given = f"--deepspeed {config}" if how == "--deepspeed" else "ACCELERATE_USE_DEEPSPEED=true (accelerate launch)"
     assert line == (
         f"error: {given} trains with DeepSpeed, which is not installed here: pip install deepspeed, or launch "

@@ -33,7 +33,7 @@ from tests.utils import (
     COMMON,
     TINY_LM,
     glue_argv,
-    run_cli,
+    run_command,
 )
 
 
@@ -184,20 +184,13 @@ def test_save_total_limit_keeps_what_its_help_says_as_transformers_does(tmp_path
     assert "at most N checkpoints in all" in text and "the best one counts among them" in text
 
 
-def test_write_json_atomic(tmp_path):
-    path = tmp_path / "results.json"
-    write_json_atomic(path, {"b": 1, "a": Path("x")})
-    assert json.loads(path.read_text()) == {"a": "x", "b": 1}
-    assert [p.name for p in tmp_path.iterdir()] == ["results.json"]
-
-
 def test_an_invalid_config_json_is_one_line_naming_it(tiny, rte_files, tmp_path, capsys):
     broken = tmp_path / "broken"
     shutil.copytree(tiny, broken)
     config = json.loads((broken / "config.json").read_text())
     (broken / "config.json").write_text(json.dumps({**config, "n_positions": 0}))
     train, dev = rte_files
-    error = run_cli(capsys, lambda: glue_main(glue_argv(broken, train, dev, tmp_path / "out")))
+    error = run_command(capsys, "glue", *map(str, glue_argv(broken, train, dev, tmp_path / "out"))).error
     assert "config.json is invalid" in error and "n_positions 0 must be a positive integer" in error, error
 
 
@@ -210,7 +203,7 @@ def test_a_transposed_tensor_is_named_with_both_shapes(tiny, rte_files, tmp_path
     weights["transformer.h.0.mlp.c_fc.weight"] = weights["transformer.h.0.mlp.c_fc.weight"].T.contiguous()
     save_file(weights, broken / "model.safetensors", metadata={"format": "pt"})
     train, dev = rte_files
-    error = run_cli(capsys, lambda: glue_main(glue_argv(broken, train, dev, tmp_path / "out")))
+    error = run_command(capsys, "glue", *map(str, glue_argv(broken, train, dev, tmp_path / "out"))).error
     assert "tensor transformer.h.0.mlp.c_fc.weight has shape (64, 256)" in error and "(256, 64)" in error, error
 
 

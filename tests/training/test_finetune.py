@@ -31,7 +31,6 @@ from transformers import AutoTokenizer, TrainerCallback, pipeline
 from hf_gpt1 import GPT1ForSequenceClassification
 from hf_gpt1.commands.glue import main as glue_main
 from hf_gpt1.commands.multiple_choice import main as multiple_choice_main
-from hf_gpt1.commands.pretrain import main as pretrain_main
 from hf_gpt1.data.tasks import get_task
 from hf_gpt1.data.transforms import rows_to_truncate, segment_lengths
 from hf_gpt1.tokenization_gpt1 import load_gpt1_tokenizer
@@ -48,7 +47,7 @@ from tests.utils import (
     overridden,
     plan_problems,
     predict_args,
-    run_cli,
+    run_command,
     shared_data,
 )
 
@@ -535,10 +534,6 @@ def csv_args(model: Path, out: Path, train: Path, *extra: str) -> list[str]:
                        *mc_args(model, out)], extra)  # fmt: skip
 
 
-def glue_error(capsys, argv: list[str]) -> str:
-    return run_cli(capsys, lambda: glue(argv))
-
-
 def rte_plan_problem(model: Path, tmp_path: Path, train: Path) -> str:
     """The one problem the RTE plan finds with `train` as its train and validation file (the plan's refusals of the
     data: arguments in, problems out); nothing written."""
@@ -549,7 +544,9 @@ def rte_plan_problem(model: Path, tmp_path: Path, train: Path) -> str:
 
 
 def test_bad_input_unknown_task(capsys, tiny_lm, no_training):
-    err = glue_error(capsys, ["--task", "rtee", "--model_name_or_path", str(tiny_lm), "--output_dir", "x"])
+    err = run_command(
+        capsys, "glue", "--task", "rtee", "--model_name_or_path", str(tiny_lm), "--output_dir", "x"
+    ).error
     assert "Unknown task 'rtee'" in err and "rte" in err
 
 
@@ -577,13 +574,13 @@ def test_bad_input_missing_story_cloze_column(capsys, tiny_lm, tmp_path, no_trai
     write_story_cloze(path, 8, 0)
     path.write_text(path.read_text().replace("RandomFifthSentenceQuiz2", "Ending2", 1))
     argv = ["--task", "story_cloze", "--train_file", str(path), *mc_args(tiny_lm, tmp_path / "out")]
-    err = run_cli(capsys, lambda: multiple_choice(argv))
+    err = run_command(capsys, "multiple-choice", *map(str, argv)).error
     assert "RandomFifthSentenceQuiz2" in err
 
 
 def test_bad_input_label_outside_label_set(capsys, tiny_lm, tmp_path, no_training):
     train = write_csv(tmp_path / "train.csv", ["sentence1", "sentence2", "label"], [*RTE_ROWS, ["a", "b", "maybe"]])
-    err = glue_error(capsys, csv_args(tiny_lm, tmp_path / "out", train))
+    err = run_command(capsys, "glue", *csv_args(tiny_lm, tmp_path / "out", train)).error
     assert "'maybe'" in err and "entailment" in err and "not_entailment" in err
 
 
@@ -597,7 +594,7 @@ def test_bad_input_label_outside_label_set_glue_tsv(capsys, tiny_lm, glue_slice,
             lines[3] = lines[3].rsplit("\t", 1)[0] + "\tcontradiction\n"
             text = "".join(lines)
         (bad / f"{name}.tsv").write_text(text)
-    err = glue_error(capsys, glue_args("rte", tiny_lm, bad.parent, tmp_path / "out"))
+    err = run_command(capsys, "glue", *glue_args("rte", tiny_lm, bad.parent, tmp_path / "out")).error
     assert "train.tsv:4" in err and "'contradiction'" in err
 
 
@@ -625,14 +622,14 @@ def test_bad_input_output_dir_of_another_run(capsys, tiny_lm, tmp_path, no_train
     foreign = tmp_path / "foreign"
     foreign.mkdir()
     (foreign / "notes.txt").write_text("someone else's")
-    err = glue_error(capsys, csv_args(tiny_lm, foreign, train))
+    err = run_command(capsys, "glue", *csv_args(tiny_lm, foreign, train)).error
     assert "already holds files that are not from an hf_gpt1 run" in err and "--overwrite_output_dir" in err
     assert (foreign / "notes.txt").is_file()  # nothing was deleted
     # An hf_gpt1 run of something else (here: the pre-training run) is named as such.
-    err = glue_error(capsys, csv_args(tiny_lm, tiny_lm, train))
+    err = run_command(capsys, "glue", *csv_args(tiny_lm, tiny_lm, train)).error
     assert "already holds another run" in err and "'pretrain'" in err
     # --resume with other arguments refuses too.
-    err = glue_error(capsys, [*csv_args(tiny_lm, tiny_lm, train), "--resume", "true"])
+    err = run_command(capsys, "glue", *csv_args(tiny_lm, tiny_lm, train), "--resume", "true").error
     assert "--resume" in err and "different run" in err
 
 
@@ -649,31 +646,37 @@ def test_overwrite_output_dir_is_checked_before_deleting(tiny_lm, tmp_path, no_t
 
 def test_bad_input_max_seq_length_above_n_positions(capsys, tiny_lm, tmp_path, no_training):
     train = write_csv(tmp_path / "train.csv", ["sentence1", "sentence2", "label"], RTE_ROWS)
-    err = glue_error(capsys, csv_args(tiny_lm, tmp_path / "out", train, "--max_seq_length", "65"))
+    err = run_command(capsys, "glue", *csv_args(tiny_lm, tmp_path / "out", train, "--max_seq_length", "65")).error
     assert "--max_seq_length 65" in err and "n_positions=64" in err
     assert not (tmp_path / "out").exists()  # refused before the folder was claimed
 
 
 def test_zero_step_run_is_refused_before_claiming(capsys, tiny_lm, tmp_path, no_training):
     train = write_csv(tmp_path / "train.csv", ["sentence1", "sentence2", "label"], RTE_ROWS)
-    err = glue_error(capsys, csv_args(tiny_lm, tmp_path / "out", train, "--num_train_epochs", "0"))
+    err = run_command(capsys, "glue", *csv_args(tiny_lm, tmp_path / "out", train, "--num_train_epochs", "0")).error
     assert "0 optimizer steps" in err and "--num_train_epochs" in err
-    err = glue_error(capsys, csv_args(tiny_lm, tmp_path / "out", train, "--per_device_train_batch_size", "64"))
+    err = run_command(
+        capsys, "glue", *csv_args(tiny_lm, tmp_path / "out", train, "--per_device_train_batch_size", "64")
+    ).error
     assert "0 optimizer steps" in err and "--dataloader_drop_last false" in err  # 8 rows, a 64-row batch, dropped
-    err = glue_error(
-        capsys, csv_args(tiny_lm, tmp_path / "out", train, "--per_device_train_batch_size", "64", "--max_steps", "5")
-    )
+    err = run_command(
+        capsys,
+        "glue",
+        *csv_args(tiny_lm, tmp_path / "out", train, "--per_device_train_batch_size", "64", "--max_steps", "5"),
+    ).error
     assert "0 optimizer steps" in err  # max_steps cannot train on a loader that yields no batch
     assert not (tmp_path / "out").exists()
 
 
 def test_bad_input_pretrain_missing_and_empty_files(capsys, tmp_path, no_training):
     out = str(tmp_path / "out")
-    err = run_cli(capsys, lambda: pretrain_main(["--train_files", str(tmp_path / "none.txt"), "--output_dir", out]))
+    err = run_command(
+        capsys, "pretrain", *map(str, ["--train_files", str(tmp_path / "none.txt"), "--output_dir", out])
+    ).error
     assert "none.txt" in err and "does not exist" in err
     empty = tmp_path / "empty.txt"
     empty.write_text("")
-    err = run_cli(capsys, lambda: pretrain_main(["--train_files", str(empty), "--output_dir", out]))
+    err = run_command(capsys, "pretrain", *map(str, ["--train_files", str(empty), "--output_dir", out])).error
     assert "empty.txt" in err and "empty" in err
 
 
@@ -811,21 +814,21 @@ def test_a_kill_during_the_final_save_leaves_the_previous_model_and_tokenizer_wh
 
 def test_predicting_with_a_pretrained_lm_is_refused(tiny_lm, glue_slice, tmp_path, capsys):
     out = tmp_path / "out"
-    error = run_cli(capsys, lambda: glue_main(predict_args(tiny_lm, glue_slice, out)))
+    error = run_command(capsys, "glue", *map(str, predict_args(tiny_lm, glue_slice, out))).error
     assert "holds no head fine-tuned for a task" in error and "--ignore_head_checks" in error, error
     assert not (out / "RTE.tsv").exists()
 
 
 def test_a_fine_tuned_model_missing_a_weight_is_refused_naming_it(rte_model, glue_slice, tmp_path, capsys):
     damaged = _copy_without(rte_model, "score.bias", tmp_path / "damaged")
-    error = run_cli(capsys, lambda: glue_main(predict_args(damaged, glue_slice, tmp_path / "out")))
+    error = run_command(capsys, "glue", *map(str, predict_args(damaged, glue_slice, tmp_path / "out"))).error
     assert "lacks ['score.bias']" in error and "random values" in error, error
 
 
 def test_a_backbone_weight_missing_from_the_pretrained_model_is_refused(tiny, glue_slice, tmp_path, capsys):
     damaged = _copy_without(tiny, "transformer.h.1.mlp.c_proj.weight", tmp_path / "damaged")
     args = glue_args("rte", damaged, glue_slice, tmp_path / "out")
-    error = run_cli(capsys, lambda: glue_main(args))
+    error = run_command(capsys, "glue", *map(str, args)).error
     assert "lacks ['transformer.h.1.mlp.c_proj.weight']" in error, error
 
 
@@ -837,7 +840,7 @@ def test_a_model_of_another_task_is_refused_unless_asked(rte_model, tmp_path, ca
     )
     argv = predict_args(rte_model, wnli, tmp_path / "out")
     argv[argv.index("rte")] = "wnli"
-    error = run_cli(capsys, lambda: glue_main(argv))
+    error = run_command(capsys, "glue", *map(str, argv)).error
     assert "was fine-tuned on 'rte', not 'wnli'" in error and "--ignore_head_checks" in error, error
     glue_main([*argv, "--ignore_head_checks"])  # knowingly
     assert len((tmp_path / "out" / "WNLI.tsv").read_text().splitlines()) == 3
@@ -853,13 +856,13 @@ def test_the_trainers_label_smoothing_is_refused_for_the_one_inside_l3(capsys, t
 
     train, dev = rte_files
     argv = glue_argv(tiny, train, dev, tmp_path / "out", extra=["--label_smoothing_factor", "0.1"])
-    error = run_cli(capsys, lambda: glue_main(argv))
+    error = run_command(capsys, "glue", *map(str, argv)).error
     assert "--label_smoothing_factor 0.1 would replace L3" in error and "--clf_label_smoothing" in error, error
 
 
 def test_label_smoothing_of_a_regression_task_is_refused(capsys, tiny_lm, glue_slice, tmp_path, no_training):
     args = glue_args("stsb", tiny_lm, glue_slice, tmp_path / "out", "--clf_label_smoothing", "0.1")
-    assert "applies to classes; 'stsb' is a regression task" in run_cli(capsys, lambda: glue_main(args))
+    assert "applies to classes; 'stsb' is a regression task" in run_command(capsys, "glue", *map(str, args)).error
 
 
 def test_a_full_disk_at_the_final_save_is_one_line_and_leaves_no_partial_model(
@@ -871,25 +874,24 @@ def test_a_full_disk_at_the_final_save_is_one_line_and_leaves_no_partial_model(
     out = tmp_path / "out"
     # the final save copies the model's code beside it (remote code): that copy finds the disk full
     fail_writes_to(monkeypatch, "modeling_gpt1.py", OSError(errno.ENOSPC, "No space left on device"))
-    error = run_cli(capsys, lambda: glue_main(glue_argv(tiny, train, dev, out, extra=["--save_strategy", "no"])))
+    error = run_command(
+        capsys, "glue", *map(str, glue_argv(tiny, train, dev, out, extra=["--save_strategy", "no"]))
+    ).error
     assert f"Could not write {out}: no space is left on its disk" in error, error
     assert not (out / "model.safetensors").exists() and not (out / "config.json").exists()
 
 
 def test_pad_to_multiple_of_that_does_not_divide_the_length_names_itself(tiny, rte_files, tmp_path, capsys):
-    from hf_gpt1.commands.glue import main as glue_main
     from tests.utils import glue_argv
 
     train, dev = rte_files
     argv = glue_argv(tiny, train, dev, tmp_path / "out", extra=("--pad_to_multiple_of", "7"))
-    error = run_cli(capsys, lambda: glue_main(argv))
+    error = run_command(capsys, "glue", *map(str, argv)).error
     assert error.startswith("error: --pad_to_multiple_of 7 does not divide the longest input, 64 tokens"), error
     assert "--train_file" not in error
 
 
 def test_a_race_row_with_fewer_options_is_refused_at_load_naming_it(tiny, tmp_path, capsys):
-    from hf_gpt1.commands.multiple_choice import main as multiple_choice_main
-
     rows = [
         {"example_id": f"high{i}.txt", "article": f"Article {i} is long.", "question": "What is it?",
          "options": ["one", "two", "three", "four"], "answer": "A"}
@@ -900,7 +902,7 @@ def test_a_race_row_with_fewer_options_is_refused_at_load_naming_it(tiny, tmp_pa
     train.write_text("".join(json.dumps(row) + "\n" for row in rows))
     argv = ["--task", "race", "--model_name_or_path", str(tiny), "--train_file", str(train), "--output_dir",
             str(tmp_path / "out"), "--eval_strategy", "no", "--do_predict", "false", *COMMON]  # fmt: skip
-    error = run_cli(capsys, lambda: multiple_choice_main(argv))
+    error = run_command(capsys, "multiple-choice", *map(str, argv)).error
     assert f"{train}: data row 8 has 3 options in 'options' where the other rows have 4" in error, error
 
 
@@ -1060,8 +1062,8 @@ def test_bad_input_a_label_set_with_an_unknown_name(capsys, tiny_lm, tmp_path, n
     }))  # fmt: skip
     train = write_csv(tmp_path / "train.csv", ["text", "label"], [["a goal", "sports"], ["a vote", "sports|politics"]])
     out = tmp_path / "out"
-    err = glue_error(capsys, ["--task", str(task), "--train_file", str(train), "--validation_file", str(train),
-                             *mc_args(tiny_lm, out)])  # fmt: skip
+    err = run_command(capsys, "glue", "--task", str(task), "--train_file", str(train), "--validation_file", str(train),
+                      *mc_args(tiny_lm, out)).error  # fmt: skip
     assert err.count("\n") <= 1 and "train.csv" in err and "Row 1, column 'label'" in err, err
     assert "label 'sports|politics' is not one of the names ['sports', 'science']" in err
     assert "write a label set as names separated by ',' (CSV/TSV) or as a list (JSON)." in err

@@ -21,7 +21,15 @@ from hf_gpt1.commands.pretrain import main as pretrain_main
 from hf_gpt1.training import run_folder
 from hf_gpt1.training.arguments import RecipeTrainingArguments
 from hf_gpt1.training.run_folder import LOCK_FILE, RUN_FILE, OutputDirLock, check_output_dir, claimed
-from tests.utils import COMMON, REPO_ROOT, _rte_jsonl, _same_size_and_time, fail_writes_to, predict_args, run_cli
+from tests.utils import (
+    COMMON,
+    REPO_ROOT,
+    _rte_jsonl,
+    _same_size_and_time,
+    fail_writes_to,
+    predict_args,
+    run_command,
+)
 
 RUN = {"recipe": "glue", "data": {"task": "rte"}}
 
@@ -122,7 +130,7 @@ def test_resume_after_the_train_file_changed_is_refused_naming_the_file(tiny, tm
     ]  # fmt: skip
     glue_main(argv)
     data.write_text(_rte_jsonl(["not_entailment", "entailment"] * 20))  # 16 -> 40 rows, labels flipped
-    error = run_cli(capsys, lambda: glue_main([*argv, "--resume"]))
+    error = run_command(capsys, "glue", *map(str, [*argv, "--resume"])).error
     assert f"--train_file {data} has changed" in error, error
 
 
@@ -132,7 +140,7 @@ def test_a_lock_file_that_is_a_link_is_never_followed(rte_model, glue_slice, tmp
     out = tmp_path / "predict"
     out.mkdir()
     (out / ".hf_gpt1.lock").symlink_to(outside)
-    run_cli(capsys, lambda: glue_main(predict_args(rte_model, glue_slice, out)))
+    assert run_command(capsys, "glue", *map(str, predict_args(rte_model, glue_slice, out))).error
     assert outside.read_text() == "keep me"
 
 
@@ -164,7 +172,7 @@ def test_overwrite_never_deletes_the_runs_own_inputs(tiny, tmp_path, capsys):
         "--output_dir", str(out), "--overwrite_output_dir", "--eval_strategy", "no", "--do_predict", "false",
         *COMMON,
     ]  # fmt: skip
-    error = run_cli(capsys, lambda: glue_main(argv))
+    error = run_command(capsys, "glue", *map(str, argv)).error
     assert "--overwrite_output_dir would delete" in error and "inside --output_dir" in error, error
     assert train.is_file() and (out / "model" / "model.safetensors").is_file() and (out / "notes.txt").is_file()
 
@@ -174,7 +182,7 @@ def test_a_full_disk_at_the_claim_is_one_line_naming_the_file(tiny, rte_files, t
 
     train, dev = rte_files
     fail_writes_to(monkeypatch, "hf_gpt1_run.json", OSError(errno.ENOSPC, "No space left on device"))
-    error = run_cli(capsys, lambda: glue_main(glue_argv(tiny, train, dev, tmp_path / "out")))
+    error = run_command(capsys, "glue", *map(str, glue_argv(tiny, train, dev, tmp_path / "out"))).error
     assert "Could not write" in error and "hf_gpt1_run.json: no space is left on its disk" in error, error
 
 
@@ -189,5 +197,5 @@ def test_resume_after_the_corpus_changed_is_refused_naming_it(tiny_lm, tmp_path,
     ]  # fmt: skip
     pretrain_main(argv)
     _same_size_and_time(corpus, corpus.read_text().replace("cat", "dog"))
-    error = run_cli(capsys, lambda: pretrain_main([*argv, "--resume"]))
+    error = run_command(capsys, "pretrain", *map(str, [*argv, "--resume"])).error
     assert f"--train_files {corpus} has changed" in error, error

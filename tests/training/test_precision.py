@@ -219,19 +219,3 @@ def test_bf16_weights_train_without_accelerates_autocast(tmp_path):
         )  # fmt: skip
         GPT1Trainer(model=model, args=args, train_dataset=data).train()
         assert seen == [autocast], (dtype, seen)
-
-
-@pytest.mark.parametrize("spelling", ["true", "1", "yes", "on", "True"])
-def test_every_spelling_of_an_fsdp_launch_is_one_launch(monkeypatch, tmp_path, spelling):
-    """`ACCELERATE_USE_FSDP` read as accelerate reads it, by the refusal and by the CPU's switch to an unsharded run
-    alike: on a GPU machine any spelling makes FSDP own precision; on the CPU any spelling trains unsharded, says so,
-    and leaves the dtype to the run (one of them, "true", used to be switched and the others refused)."""
-    from hf_gpt1.training.arguments import PretrainTrainingArguments
-    from hf_gpt1.training.launch import precision_engine, settle_launch
-
-    args = PretrainTrainingArguments(output_dir=str(tmp_path), report_to="none", eval_strategy="no")
-    monkeypatch.setenv("ACCELERATE_USE_FSDP", spelling)
-    assert precision_engine(args) == "FSDP"
-    (note,) = [line for line in settle_launch(args) if line.startswith("FSDP shards")]
-    assert "trains this one process unsharded" in note
-    assert precision_engine(args) is None and weights_dtype("bfloat16", True, precision_engine(args)) == "bfloat16"

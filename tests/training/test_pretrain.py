@@ -14,7 +14,7 @@ from hf_gpt1.commands.pretrain import main as pretrain_main
 from hf_gpt1.training.arguments import PretrainTrainingArguments
 from hf_gpt1.training.checkpoints import COMPLETE_MARKER, last_complete_checkpoint
 from hf_gpt1.training.trainer import PretrainTrainer
-from tests.utils import COMMON, overridden, plan_problems, run_cli
+from tests.utils import COMMON, overridden, plan_problems, run_command
 
 
 def test_pretrain_wikitext_slice(tiny_lm):
@@ -87,7 +87,7 @@ def test_evaluation_never_builds_logits(tmp_path):
 def test_bad_arguments_are_refused_before_anything_runs(argv, fragment, capsys, wikitext_slice, tmp_path):
     out = tmp_path / "out"
     full = overridden(["--train_files", str(wikitext_slice["train"]), "--output_dir", str(out), *COMMON], argv)
-    err = run_cli(capsys, lambda: pretrain_main(full))
+    err = run_command(capsys, "pretrain", *map(str, full)).error
     assert fragment in err
     assert not out.exists()
 
@@ -205,7 +205,7 @@ def test_resume_with_another_seed_is_refused(capsys, tiny_lm, wikitext_slice, tm
     argv += ["--output_dir", str(run), *TINY_LM, "--dropout", "0", "--max_steps", "16"]
     argv += ["--per_device_train_batch_size", "8", "--warmup_steps", "4", "--eval_steps", "8", "--save_steps", "8"]
     argv += ["--logging_steps", "4", "--resume", *COMMON]
-    err = run_cli(capsys, lambda: pretrain_main([*argv, "--seed", "2"]))
+    err = run_command(capsys, "pretrain", *map(str, [*argv, "--seed", "2"])).error
     assert "seed" in err and "--resume" in err
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from hf_gpt1.commands.pretrain import main as pretrain_main
 from hf_gpt1.training.checkpoints import COMPLETE_MARKER
-from tests.utils import COMMON, TINY_LM, run_cli
+from tests.utils import COMMON, TINY_LM, run_command
 
 
 def _interrupted_copy(tiny_lm: Path, tmp_path: Path) -> Path:
@@ -67,7 +67,9 @@ def test_another_global_batch_under_a_planned_schedule_is_refused_before_anythin
 ):
     run = _interrupted_copy(tiny_lm, tmp_path)
     before = {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in run.rglob("*")}
-    err = run_cli(capsys, lambda: pretrain_main(_argv(wikitext_slice, run, "--per_device_train_batch_size", "4")))
+    err = run_command(
+        capsys, "pretrain", *map(str, _argv(wikitext_slice, run, "--per_device_train_batch_size", "4"))
+    ).error
     assert err == (
         "error: --resume: checkpoint-8 was trained with 1 process × 8 per device × 1 accumulation = a global batch "
         "of 8; this launch has 1 process × 4 per device × 1 accumulation = 4, and under the cosine learning-rate "

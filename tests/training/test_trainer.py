@@ -9,8 +9,6 @@ from __future__ import annotations
 import dataclasses
 import errno
 import inspect
-import subprocess
-import sys
 
 import datasets
 import pytest
@@ -26,29 +24,7 @@ from hf_gpt1.training.arguments import RecipeTrainingArguments
 from hf_gpt1.training.checkpoints import last_complete_checkpoint
 from hf_gpt1.training.run_folder import RunFolder
 from hf_gpt1.training.trainer import GPT1Trainer, TrainingError
-from tests.utils import DELIM, EXTRACT, PAD, REPO_ROOT, START, tiny_config
-
-
-def arguments(tmp_path, **overrides) -> RecipeTrainingArguments:
-    fields = dict(output_dir=str(tmp_path / "out"), report_to=[], disable_tqdm=True, logging_steps=1, seed=0)
-    fields.update(overrides)
-    return RecipeTrainingArguments(**fields)
-
-
-def lm_windows(n: int, length: int = 16) -> datasets.Dataset:
-    generator = torch.Generator().manual_seed(0)
-    ids = torch.randint(0, 60, (n, length), generator=generator).tolist()
-    return datasets.Dataset.from_dict({"input_ids": ids, "labels": ids})
-
-
-def lm_trainer(tmp_path, n: int = 16, **overrides) -> GPT1Trainer:
-    model = GPT1LMHeadModel(tiny_config())
-    return GPT1Trainer(
-        model=model,
-        args=arguments(tmp_path, per_device_train_batch_size=4, **overrides),
-        train_dataset=lm_windows(n),
-        data_collator=default_data_collator,
-    )
+from tests.utils import DELIM, EXTRACT, PAD, START, lm_trainer, lm_windows, tiny_config, trainer_arguments
 
 
 def test_weight_decay_applies_to_matrices_only(tmp_path):
@@ -71,7 +47,7 @@ def test_predictions_come_back_in_input_order_with_length_grouped_training(tmp_p
     model = GPT1ForSequenceClassification(tiny_config(num_labels=2)).eval()
     collator = GPT1ClassificationCollator(START, DELIM, EXTRACT, PAD, max_length=32)
     dataset = varied_pairs(40)
-    args = arguments(
+    args = trainer_arguments(
         tmp_path,
         train_sampling_strategy="group_by_length",
         per_device_eval_batch_size=4,
@@ -100,7 +76,7 @@ def test_l1_and_l2_are_logged_beside_the_loss(tmp_path):
     model = GPT1ForSequenceClassification(tiny_config(num_labels=2))
     collator = GPT1ClassificationCollator(START, DELIM, EXTRACT, PAD)
     rows = [{"segment_a": [1 + i % 5, 2, 3], "labels": i % 2} for i in range(8)]
-    args = arguments(tmp_path, per_device_train_batch_size=4, max_steps=2, remove_unused_columns=False)
+    args = trainer_arguments(tmp_path, per_device_train_batch_size=4, max_steps=2, remove_unused_columns=False)
     trainer = GPT1Trainer(
         model=model, args=args, train_dataset=datasets.Dataset.from_list(rows), data_collator=collator
     )
@@ -118,7 +94,7 @@ def test_evaluation_reports_the_heads_own_l2_with_its_label_smoothing(tmp_path):
     torch.nn.init.normal_(model.score.weight, std=5.0, generator=torch.Generator().manual_seed(0))  # confident
     collator = GPT1ClassificationCollator(START, DELIM, EXTRACT, PAD)
     rows = [{"segment_a": [1 + i % 5, 2, 3 + i % 3], "labels": i % 2} for i in range(10)]
-    args = arguments(tmp_path, per_device_eval_batch_size=4, remove_unused_columns=False)
+    args = trainer_arguments(tmp_path, per_device_eval_batch_size=4, remove_unused_columns=False)
     trainer = GPT1Trainer(model=model, args=args, data_collator=collator)
     metrics = trainer.evaluate(datasets.Dataset.from_list(rows), metric_key_prefix="eval_v")
     with torch.no_grad():
@@ -159,7 +135,7 @@ def test_the_newest_checkpoint_is_kept_beside_the_best_when_training_ends(tmp_pa
     """`--save_total_limit 1` with the best checkpoint kept (here the first, by a rising eval loss): when training
     ends, the newest complete checkpoint stays too (transformers alone deletes all but the best), so a kill while
     the test split is predicted resumes from the newest, not from the best's older step."""
-    args = arguments(
+    args = trainer_arguments(
         tmp_path, per_device_train_batch_size=4, max_steps=12, save_strategy="steps", save_steps=4,
         eval_strategy="steps", eval_steps=4, save_total_limit=1, load_best_model_at_end=True,
         metric_for_best_model="loss", greater_is_better=True,
@@ -312,12 +288,12 @@ def test_a_non_finite_loss_stops_training_and_keeps_the_last_good_checkpoint(log
 )
 def test_bad_training_arguments(fields, fragment, tmp_path):
     with pytest.raises(ValueError, match=None) as info:
-        arguments(tmp_path, **fields)
+        trainer_arguments(tmp_path, **fields)
     assert fragment in str(info.value)
 
 
 def test_cpu_defaults(tmp_path):
-    args = arguments(tmp_path)
+    args = trainer_arguments(tmp_path)
     assert args.use_cpu and not args.dataloader_pin_memory  # no accelerator here: no pinned-memory warnings
     assert not args.tf32  # TF32 is an NVIDIA GPU default only
     assert args.do_train and not args.retain_cpu_memory
@@ -336,44 +312,10 @@ def test_cuda_defaults_tf32_and_batches_copied_without_blocking(tmp_path, monkey
     assert parsed.tf32 is False and parsed.to_dict()["tf32"] is False
     # what the default becomes: Accelerate's data loaders copy batches with non_blocking=True
     trainer = GPT1Trainer(
-        model=GPT1LMHeadModel(tiny_config()), args=arguments(tmp_path, accelerator_config={"non_blocking": True})
+        model=GPT1LMHeadModel(tiny_config()),
+        args=trainer_arguments(tmp_path, accelerator_config={"non_blocking": True}),
     )
     assert trainer.accelerator.dataloader_config.non_blocking
-
-
-def test_retained_cpu_memory_is_reused_without_page_faults():
-    """A freed 64 MiB tensor's pages serve the next ones instead of being faulted in again (in a fresh process: the
-    setting is process-wide). Without the setting every allocation faults all its pages; with it, after the first
-    allocations the heap serves them without faults — not always from the very next one (observed: 0 to 2 of them
-    still faulting), so the fewest faults of five allocations is compared."""
-    code = """
-import resource, torch
-from hf_gpt1.training.memory import retain_freed_cpu_memory
-def faults_of_an_allocation():
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-    torch.ones(1 << 24).sum()
-    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
-faults_of_an_allocation()
-plain = min(faults_of_an_allocation() for _ in range(5))
-applied = retain_freed_cpu_memory()
-faults_of_an_allocation()  # the first allocation after the switch grows the heap
-print(plain, applied, min(faults_of_an_allocation() for _ in range(5)))
-"""
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO_ROOT)
-    plain, applied, retained = out.stdout.split()
-    if applied != "True":
-        pytest.skip("retain_freed_cpu_memory needs glibc")
-    assert int(plain) > 10_000  # 16,384 pages of 4 KiB, faulted in on every one of the five allocations
-    assert int(retained) < 100
-
-
-def test_constructing_a_trainer_changes_no_process_setting(tmp_path, monkeypatch):
-    from hf_gpt1.training import memory
-
-    calls = []
-    monkeypatch.setattr(memory, "retain_freed_cpu_memory", lambda: calls.append(1))
-    lm_trainer(tmp_path, retain_cpu_memory=True)
-    assert calls == []  # the recipes' run functions apply it, never the Trainer behind your back
 
 
 # ---------------------------------------------------------------------------------------------- pinned to transformers
@@ -420,27 +362,6 @@ def test_every_trainer_override_is_listed_and_pinned_to_the_installed_transforme
             f"transformers {transformers.__version__} changed Trainer.{name}{tuple(actual)} (hf_gpt1 overrides it "
             f"for: {TRAINER_OVERRIDES[name]}); re-check GPT1Trainer.{name} against it."
         )
-
-
-def test_save_model_is_still_called_first_for_each_checkpoint(tmp_path):
-    """GPT1Trainer learns that a checkpoint is being written from `save_model(..., _internal_call=True)`, the first
-    write of Trainer's checkpoint save; CheckpointCompletion marks it complete in `on_save`, after the last."""
-    calls = []
-
-    class Recording(GPT1Trainer):
-        def save_model(self, output_dir=None, _internal_call=False):
-            calls.append(("save_model", _internal_call, output_dir))
-            super().save_model(output_dir, _internal_call)
-
-    trainer = Recording(
-        model=GPT1LMHeadModel(tiny_config()),
-        args=arguments(tmp_path, per_device_train_batch_size=4, max_steps=2, save_strategy="steps", save_steps=2),
-        train_dataset=lm_windows(8),
-        data_collator=default_data_collator,
-    )
-    trainer.train()
-    assert calls == [("save_model", True, str(tmp_path / "out" / "checkpoint-2"))]
-    assert last_complete_checkpoint(tmp_path / "out") == str(tmp_path / "out" / "checkpoint-2")
 
 
 def test_resuming_reties_the_lm_head_without_a_missing_keys_warning(tmp_path, caplog):

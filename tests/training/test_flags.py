@@ -1,0 +1,33 @@
+# Copyright 2026 The hf_gpt1 authors.
+# SPDX-License-Identifier: Apache-2.0
+"""The data layer's errors in the command line's words (hf_gpt1.training.flags): a
+path named by the flag that gave it."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def test_the_command_line_names_a_data_layer_error_by_its_flags(tmp_path):
+    """The data layer names a file by its path (and line) and an argument by its name; the command names them by the
+    flags that gave them: the same error, in each one's words."""
+    from hf_gpt1.commands.glue import main as glue
+    from hf_gpt1.commands.multiple_choice import main as multiple_choice
+    from hf_gpt1.data.files import load_task_splits
+    from hf_gpt1.data.tasks import get_task
+
+    bad = tmp_path / "train.csv"
+    bad.write_text("sentence1,sentence2,label\na,b\n", encoding="utf-8")
+    with pytest.raises(ValueError) as library:
+        load_task_splits(get_task("rte"), train_file=str(bad), validation_file=str(bad))
+    assert str(library.value).startswith(f"{bad}:2: expected 3 fields") and "--" not in str(library.value)
+    with pytest.raises(ValueError) as command:
+        glue(["--task", "rte", "--train_file", str(bad), "--validation_file", str(bad), "--output_dir",
+              str(tmp_path / "out"), "--report_to", "none"])  # fmt: skip
+    assert str(command.value) == f"--train_file {library.value}"
+    with pytest.raises(ValueError, match="`story_cloze_protocol` needs a `train_file`"):
+        load_task_splits(get_task("story_cloze"), test_file=str(bad), story_cloze_protocol=True)
+    with pytest.raises(ValueError, match="^--story_cloze_protocol needs a --train_file"):
+        multiple_choice(["--task", "story_cloze", "--test_file", str(bad), "--story_cloze_protocol", "true",
+                         "--output_dir", str(tmp_path / "sc"), "--report_to", "none"])  # fmt: skip
+    assert not (tmp_path / "out").exists()
