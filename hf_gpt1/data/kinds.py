@@ -185,11 +185,12 @@ class LabelKind:
     def declaration_problem(self, spec: TaskSpec) -> str | None:
         """What in a task's declaration does not fit this kind of label (`TaskSpec` refuses it), or None."""
         if self.for_choices != spec.inputs.labels_are_choices:
-            which = "only" if self.for_choices else "every kind but"
-            return (
-                f"label_kind {self.name!r} does not fit format {spec.format!r}; {which} 'choice' labels multiple "
-                "choice."
+            rule = (
+                "only 'choice' labels multiple choice"
+                if self.for_choices
+                else "a multiple-choice task is labelled by 'choice' only"
             )
+            return f"label_kind {self.name!r} does not fit format {spec.format!r}; {rule}."
         scores = [SCORES[name] for name in METRIC_OUTPUTS.get(spec.metric_config, ()) if name in SCORES]
         if any(score.label_sets != self.label_sets for score in scores):
             if self.label_sets:
@@ -463,6 +464,15 @@ class MultiLabel(Classes):
                 items = [part.strip() for part in value.split(self.separator) if part.strip()]
         elif isinstance(value, (list, tuple)):
             items = list(value)
+            flags = len(items) == len(spec.label_names) and all(
+                isinstance(item, numbers.Real) and not isinstance(item, bool) and item in (0, 1) for item in items
+            )
+            if flags:  # transformers' multi-hot layout, or ids: never guessed
+                names = [name for name, flag in zip(spec.label_names, items) if flag == 1]
+                raise ValueError(
+                    f"Task {spec.name!r}: label {value!r} reads as one 0/1 flag per label or as label ids: "
+                    f"write the set as its names, e.g. {names}."
+                )
         elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
             items = [value]  # one id
         else:

@@ -469,6 +469,13 @@ def _check_head(spec: TaskSpec, saved: Any, model_args: ModelArguments) -> None:
             f"with that task's labels and input format; use a model fine-tuned on {expected!r}, or pass "
             "--ignore_head_checks to predict with it anyway."
         )
+    wanted, trained = spec.labels.head_config(spec).get("problem_type"), getattr(saved, "problem_type", None)
+    if wanted and trained not in (None, wanted):  # one label per row read from a label-set head, or the reverse
+        raise ValueError(
+            f"--model_name_or_path {name}: its head was fine-tuned for {trained}, not {spec.name!r}'s {wanted} "
+            f"({spec.labels.described}); use a model fine-tuned on this task as declared, or pass "
+            "--ignore_head_checks to predict with it anyway."
+        )
     # a head fine-tuned before the task named its classes carries the file's label values (SST-2's '0'/'1')
     if spec.id2label and dict(saved.id2label) not in (spec.id2label, dict(enumerate(spec.label_names))):
         raise ValueError(

@@ -164,6 +164,11 @@ def test_a_multi_label_set_is_read_from_a_list_or_a_separated_text(topics):
          "list (JSON), e.g. 'sports, politics'."),
         (True, "label True is a number, not a label set"),
         ([["sports"]], "label ['sports'] is not one of the names"),
+        ([0, 1, 0], "label [0, 1, 0] reads as one 0/1 flag per label or as label ids: write the set as its "
+         "names, e.g. ['politics']."),
+        ([1, 1, 1], "label [1, 1, 1] reads as one 0/1 flag per label or as label ids"),
+        ([1.0, 0.0, 1.0], "label [1.0, 0.0, 1.0] reads as one 0/1 flag per label or as label ids: write the "
+         "set as its names, e.g. ['sports', 'science']."),
     ],
 )  # fmt: skip
 def test_a_bad_label_set_is_one_line_naming_it_and_the_fix(topics, value, message):
@@ -182,7 +187,8 @@ def test_a_multi_label_task_needs_names_and_a_multi_label_metric():
         TaskSpec(
             **base | {"label_kind": None}, label_names=TOPICS, metric_config="multi_label", main_metric="macro_f1"
         )
-    with pytest.raises(ValueError, match="label_kind 'multi_label' does not fit format 'multiple_choice'"):
+    with pytest.raises(ValueError, match="label_kind 'multi_label' does not fit format 'multiple_choice'; a "
+                       "multiple-choice task is labelled by 'choice' only."):  # fmt: skip
         TaskSpec(**{**base, "format": "multiple_choice"}, choice_columns=("a",), label_names=TOPICS)
 
 

@@ -1068,3 +1068,19 @@ def test_bad_input_a_label_set_with_an_unknown_name(capsys, tiny_lm, tmp_path, n
     assert "label 'sports|politics' is not one of the names ['sports', 'science']" in err
     assert "write a label set as names separated by ',' (CSV/TSV) or as a list (JSON)." in err
     assert not out.exists()  # refused before anything is written
+
+
+def test_a_prediction_run_refuses_a_head_trained_for_another_kind_of_label():
+    """A multi-label head read as one label per row (or the reverse) would predict with the other loss's meaning: the
+    head's `problem_type` must be the task's."""
+    from types import SimpleNamespace
+
+    from hf_gpt1.training.finetune import _check_head
+
+    spec = get_task("rte")
+    saved = SimpleNamespace(finetuned_task="rte", id2label=spec.id2label, problem_type="multi_label_classification")
+    with pytest.raises(ValueError, match=r"its head was fine-tuned for multi_label_classification, not 'rte''s "
+                       r"single_label_classification"):  # fmt: skip
+        _check_head(spec, saved, SimpleNamespace(model_name_or_path="m"))
+    saved.problem_type = None  # a head saved before problem_type was recorded: its labels are checked, as before
+    _check_head(spec, saved, SimpleNamespace(model_name_or_path="m"))
