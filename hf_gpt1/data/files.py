@@ -21,13 +21,15 @@ import io
 import math
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import datasets
 import numpy as np
 import pyarrow.compute as pc
 
+from ..errors import ArgumentProblems
 from .fingerprint import content_cache_dir, file_digest, refuse_repeated_inputs
 from .hub_access import hub_access
 from .strict_files import check_json_keys
@@ -35,6 +37,7 @@ from .tasks import GlueTsvLayout, TaskSpec, get_task, glue_task_names
 
 __all__ = [
     "check_unique_ids",
+    "each_file",
     "load_hub_copy",
     "STORY_CLOZE_SEED",
     "STORY_CLOZE_VALIDATION_ROWS",
@@ -44,6 +47,8 @@ __all__ = [
     "read_data_file",
     "story_cloze_split",
 ]
+
+F, T = TypeVar("F"), TypeVar("T")
 
 # The original code's split of the Story Cloze 2016 validation CSV into training and validation stories.
 STORY_CLOZE_SEED = 3535999445
@@ -86,6 +91,28 @@ def not_utf8_error(path: Path, line: int, byte: int) -> ValueError:
         f"{path}:{line} is not UTF-8 text (byte {byte:#x}); re-save the file as UTF-8, e.g. "
         f"iconv -f latin1 -t utf-8 {path.name} > fixed.{path.suffix.lstrip('.')}."
     )
+
+
+def each_file(files: Iterable[F], read: Callable[[F], T]) -> list[T]:
+    """`read` of every file (a path, or what names one) in order, every file's problem found: one is raised as it
+    was, several in one `ArgumentProblems` (one line each), so that a user fixes them all at once, not one run at a
+    time."""
+    results, errors = [], []
+    for file in files:
+        try:
+            results.append(read(file))
+        except (ValueError, OSError) as err:
+            if str(err) not in map(str, errors):  # a file given twice (train and validation) is said once
+                errors.append(err)
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise ArgumentProblems([problem for err in errors for problem in _problems(err)])
+    return results
+
+
+def _problems(err: Exception) -> list[str]:
+    return err.problems if isinstance(err, ArgumentProblems) else [str(err)]
 
 
 def check_text_file(path: Path) -> None:
@@ -481,8 +508,8 @@ def load_task_splits(
                 f"{root} holds none of {spec.name}'s GLUE files "
                 f"({', '.join(f'{spec.glue_tsv.folder}/{name}' for name in spec.glue_tsv.files.values())})."
             )
-    for split, path in files.items():
-        rows = read_data_file(path, task=spec, split=split)
+    read = each_file(files.items(), lambda file: read_data_file(file[1], task=spec, split=file[0]))
+    for (split, path), rows in zip(files.items(), read):
         if story_cloze_protocol and split == "train":
             for name, part in story_cloze_split(rows, f"{path}").items():
                 raw[name], sources[name] = part, f"{path} ({name} part of the protocol's split)"

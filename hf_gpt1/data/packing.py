@@ -38,7 +38,7 @@ import pyarrow.compute as pc
 import torch
 
 from ..errors import PackingError
-from .files import check_text_file, held_out_count, load_corpus, not_utf8_error
+from .files import check_text_file, each_file, held_out_count, load_corpus, not_utf8_error
 from .fingerprint import file_version, refuse_repeated_inputs
 from .strict_files import DuplicateKeyError, loads_strict
 
@@ -563,6 +563,7 @@ def open_corpus(
     """The pre-training corpus, whatever its source: local `.txt` / `.jsonl` files are read as a stream
     ([`TextCorpus`]), the rest (csv / parquet, a Hub dataset: `hub` holds `dataset_name` and `dataset_config_name`)
     through `datasets` ([`DatasetCorpus`])."""
+    each_file([*(train_files or []), *(validation_files or [])], lambda path: check_text_file(Path(path)))
     if streamable(train_files, validation_files):
         return TextCorpus(train_files, validation_files, text_column, validation_split_percentage, streaming=streaming)
     train, validation = load_corpus(

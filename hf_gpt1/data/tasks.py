@@ -40,6 +40,7 @@ __all__ = [
     "register_task",
     "task_from_file",
     "task_to_dict",
+    "unlabelled",
 ]
 
 FORMATS: tuple[str, ...] = tuple(INPUT_FORMATS)
@@ -282,9 +283,13 @@ class TaskSpec:
         Raises:
             `ValueError`: The value is not a valid label of this task; the message names it and the valid set.
         """
-        if value is None or (isinstance(value, str) and value.strip() in ("", "-", "-1")) or _is_minus_one(value):
-            return None
-        return self.labels.parse(self, value)
+        return None if unlabelled(value) else self.labels.parse(self, value)
+
+
+def unlabelled(value: object) -> bool:
+    """Whether a raw label value means "no gold label" ([`TaskSpec.label_to_id`]): such rows are dropped before
+    training and evaluation."""
+    return value is None or (isinstance(value, str) and value.strip() in ("", "-", "-1")) or _is_minus_one(value)
 
 
 def _is_minus_one(value: object) -> bool:

@@ -34,7 +34,7 @@ from ..data.fingerprint import rows_digest
 from ..data.metrics import baseline_name, load_metric, prediction_warnings, score_with_baselines
 from ..data.scores import SCORES
 from ..data.submissions import submission_scores, write_glue_submission, write_predictions
-from ..data.tasks import BUILTIN_TASKS, TaskSpec, get_task, task_to_dict
+from ..data.tasks import BUILTIN_TASKS, TaskSpec, get_task, task_to_dict, unlabelled
 from ..data.transforms import prepare_dataset, rows_to_truncate
 from ..formats import story_cloze_segment_cap
 from ..modeling_gpt1 import GPT1PreTrainedModel
@@ -124,6 +124,8 @@ class FinetunePlan:
         pins (`tuple[PinnedModel, ...]`): The model and tokenizer as they will be read (`hf_gpt1.training.pinned`):
             a Hub id's commit and snapshot folder, and each folder's weights and tokenizer files.
         updates (`int | None`): The optimizer steps training takes (None: a prediction run).
+        max_length (`int`): The longest input in tokens (`--max_seq_length`, at most the model's `n_positions`).
+        segment_cap (`int | None`): The per-segment cap of multiple-choice inputs ([`input_lengths`]).
     """
 
     model_args: ModelArguments
@@ -140,6 +142,8 @@ class FinetunePlan:
     notes: tuple[str, ...] = ()
     pins: tuple[PinnedModel, ...] = ()
     updates: int | None = None
+    max_length: int = 0
+    segment_cap: int | None = None
 
     @property
     def title(self) -> str:
@@ -152,6 +156,8 @@ class FinetunePlan:
         if args.do_train and self.data_args.max_train_samples is not None:
             selected = selected_rows(self.data_args, self.splits["train"], "train")
             lines.append(f"  trains on the first {selected:,} rows (--max_train_samples)")
+        cap = f", {self.segment_cap} per segment" if self.segment_cap is not None else ""
+        lines.append(f"  inputs: at most {self.max_length} tokens{cap}")
         lines += run_lines(args, self.model_args.model_dtype, self.updates)
         if args.load_best_model_at_end:
             direction = "highest" if args.greater_is_better else "lowest"
@@ -186,17 +192,31 @@ def plan_finetuning(
     with problems.collect():
         weights_dtype(model_args.model_dtype, args.bf16, precision_engine(args))  # a dtype the engine refuses
     # data: the task's splits, checked, then the evaluation plan; the arguments are final from here on
+    raw, updates = None, None
     with problems.collect():
         raw, sources, data_sha256 = _load_splits(spec, data_args, args)
         eval_names = tuple(_eval_split_names(raw))
-        compiled, compile_notes = _compile_plan(args, data_args, raw)
+        if args.do_train:  # the rows training takes: the first --max_train_samples, those with a gold label
+            train_rows = range(_train_rows(spec, data_args, raw["train"]))
+            updates = planned_updates(args, train_rows)
+        compiled, compile_notes = _compile_plan(args, updates)
         args = final_arguments(args, **_evaluation_plan(args, spec, list(eval_names)), **compiled)
+        if args.do_train:
+            check_planned_steps(args, train_rows)
+    # the model: its config.json read (not its weights) for what the config decides
+    found = len(problems.found)
     with problems.collect():
         check_model_path(model_args.model_name_or_path)
     if model_args.tokenizer_name_or_path:
         with problems.collect():
             check_model_path(model_args.tokenizer_name_or_path, "--tokenizer_name_or_path")
-    problems.raise_any()
+    if len(problems.found) == found:  # the model arguments name something that can be read
+        with problems.collect(), model_hub_access(model_args):
+            config = load_config(GPT1Config, model_args.model_name_or_path)
+            lengths = input_lengths(data_args, config, predict_only=not args.do_train)
+            if not (args.do_train or model_args.ignore_head_checks):
+                _check_head(spec, config, model_args)
+    problems.raise_any()  # a run that can start: its model's files are pinned (a Hub id's downloaded)
     pins = plan_model_inputs(model_args)
     if hub := pins_record(pins):  # a Hub commit is part of what the run is
         identity = {**identity, "pinned": hub}
@@ -216,7 +236,8 @@ def plan_finetuning(
         started,
         tuple(compile_notes),
         pins,
-        _train_updates(args, data_args, raw),
+        updates,
+        *lengths,
     )
 
 
@@ -238,7 +259,7 @@ def execute_finetuning(plan: FinetunePlan, notes: Sequence[str] = ()) -> dict[st
         model = build_model(
             spec, model_args, tokenizer, predict_only=not args.do_train, bf16=args.bf16, engine=precision_engine(args)
         )
-    max_length, segment_cap = input_lengths(data_args, model.config, predict_only=not args.do_train)
+    max_length, segment_cap = plan.max_length, plan.segment_cap
     # the truncation the run uses travels with the model, so that pipelines serve inputs as the run saw them
     tokenizer.model_max_length = max_length
     model.config.segment_cap = segment_cap  # None but for multiple choice (`_check_arguments`)
@@ -253,8 +274,6 @@ def execute_finetuning(plan: FinetunePlan, notes: Sequence[str] = ()) -> dict[st
     if args.torch_compile and data_args.pad_to_multiple_of is None and compiled_padding(max_length):
         # a compiled step specialises on the batch's length: a few padded lengths instead of one per batch
         collator = dataclasses.replace(collator, pad_to_multiple_of=compiled_padding(max_length))
-    if args.do_train:
-        check_planned_steps(args, processed["train"])
 
     # the Trainer may still refuse its arguments: built before the folder is claimed, so a failed start changes nothing
     apply_memory_arguments(args)
@@ -314,27 +333,21 @@ def execute_finetuning(plan: FinetunePlan, notes: Sequence[str] = ()) -> dict[st
         return save_results(trainer, plan.title, results, lines, train_result, plan.started)
 
 
-def _train_updates(args: GPT1TrainingArguments, data_args: DataArguments, raw: datasets.DatasetDict) -> int | None:
-    """The optimizer steps training takes on the rows it selects (`--max_train_samples`); None without training."""
-    if not args.do_train or "train" not in raw:
-        return None
-    return planned_updates(args, range(selected_rows(data_args, raw["train"], "train")))
+def _train_rows(spec: TaskSpec, data_args: DataArguments, rows: datasets.Dataset) -> int:
+    """How many rows training takes: the first `--max_train_samples`, less those without a gold label (dropped when
+    the split is tokenized, `tokenize_split`)."""
+    selected = rows[spec.label_column][: selected_rows(data_args, rows, "train")]
+    return sum(not unlabelled(value) for value in selected)
 
 
-def _compile_plan(
-    args: GPT1TrainingArguments, data_args: DataArguments, raw: datasets.DatasetDict
-) -> tuple[dict[str, Any], list[str]]:
-    """`--torch_compile` as given, or its default decided from the run's length (`launch.compiles_finetuning`), and
+def _compile_plan(args: GPT1TrainingArguments, updates: int | None) -> tuple[dict[str, Any], list[str]]:
+    """`--torch_compile` as given, or its default decided from the run's `updates` (`launch.compiles_finetuning`), and
     the compile mode (`launch.finetuning_compile_mode`: CUDA graphs on one GPU); returns the arguments to set and, on
     a CUDA GPU, the start screen's lines that say the decisions."""
     settings: dict[str, Any] = {}
     notes = []
     compiled = bool(args.torch_compile)
     if args.torch_compile is None:
-        rows = raw["train"].num_rows if args.do_train and "train" in raw else 0
-        if data_args.max_train_samples is not None:
-            rows = min(rows, data_args.max_train_samples)
-        updates = planned_updates(args, range(rows)) if args.do_train else None
         compiled = settings["torch_compile"] = compiles_finetuning(args.bf16, updates)
         if torch.cuda.is_available() and args.do_train:
             bf16 = str(args.bf16).lower()

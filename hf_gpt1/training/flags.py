@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import PackingError
+from ..errors import ArgumentProblems, PackingError
 
 __all__ = ["flags_for_inputs", "flags_of", "in_flags"]
 
@@ -45,6 +45,9 @@ def flags_for_inputs(flags: Mapping[str, Any], names: Mapping[str, str] | None =
     in the command line's words ([`in_flags`]): the one place a path is mapped to the flag that gave it."""
     try:
         yield
+    except ArgumentProblems as err:  # every problem renamed, one line each
+        renamed = ArgumentProblems([in_flags(problem, flags, names) for problem in err.problems])
+        raise renamed.with_traceback(err.__traceback__) from err.__cause__
     except (ValueError, OSError, PackingError) as err:
         if len(err.args) != 1 or not isinstance(err.args[0], str):
             raise

@@ -51,6 +51,7 @@ from .callbacks import TimeEstimate
 from .checkpoints import (
     check_model_path,
     load_checkpoint,
+    load_config,
     model_hub_access,
 )
 from .flags import flags_for_inputs, flags_of
@@ -63,7 +64,7 @@ from .results import logged_metrics, print_start, save_results
 from .run_folder import RunFolder, check_output_dir, check_planned_inputs, check_recorded_digests, run_identity
 from .trainer import PretrainTrainer
 
-__all__ = ["PretrainPlan", "execute_pretraining", "plan_pretraining", "run_pretraining"]
+__all__ = ["PretrainPlan", "execute_pretraining", "plan_pretraining", "run_pretraining", "schedule"]
 
 
 def run_pretraining(
@@ -86,11 +87,19 @@ class PretrainPlan:
     out. `str(plan)` says it.
 
     Args:
-        model_args, data_args, args: The run's arguments, as given.
+        model_args, data_args: The run's model and data arguments, as given.
+        args (`PretrainTrainingArguments`): The training arguments with the plan's decisions applied
+            ([`~hf_gpt1.training.arguments.final_arguments`]: the warm-up in updates, capped by `--warmup_cap`, when
+            the updates are known).
         identity (`dict`): The run's identity, which the output folder is claimed with (`run_identity`).
         corpus: The corpus, opened and checked (`hf_gpt1.data.packing.open_corpus`).
         started (`float`): When planning began (the run's duration counts from it).
         pins (`tuple[PinnedModel, ...]`): The model and tokenizer as they will be read (`hf_gpt1.training.pinned`).
+        window (`int`): The window in tokens: the continued model's `n_positions` (its config.json), else
+            `--n_positions`.
+        updates (`int | None`): The optimizer steps (`--max_steps`); None when the epochs and the packed windows
+            decide them, which execute does once the corpus is tokenized ([`schedule`]).
+        schedule (`tuple[str, ...]`): The start screen's lines for the warm-up the plan decided.
     """
 
     model_args: PretrainModelArguments
@@ -100,25 +109,48 @@ class PretrainPlan:
     corpus: Any
     started: float
     pins: tuple[PinnedModel, ...] = ()
+    window: int = 0
+    updates: int | None = None
+    schedule: tuple[str, ...] = ()
 
     def __str__(self) -> str:
-        data = self.data_args
+        data, args = self.data_args, self.args
         source = data.dataset_name or ", ".join(data.train_files or [])
         tokenizer = self.model_args.tokenizer_name_or_path or self.model_args.model_name_or_path
-        window = self.model_args.n_positions  # a continued model's own context is read when it loads
-        sizes = _corpus_sizes(self.corpus, window)
-        updates = self.args.max_steps if self.args.max_steps > 0 else None
-        warmup = plan_warmup(self.args, updates)[0]  # the lines the start screen will print
+        sizes, windows = _corpus_sizes(self.corpus, self.window)
+        warmup = list(self.schedule)
+        if self.updates is None and windows is not None:  # the epochs decide: estimated from the corpus's bytes
+            estimate = planned_updates(args, range(windows))
+            warmup = [
+                f"about {estimate:,} updates (from the estimated windows; exact once the corpus is tokenized)",
+                _warmup_bound(args),
+            ]
+        elif self.updates is None:
+            warmup = [_warmup_bound(args)]
         return "\n".join(
             [
                 f"pretrain: corpus {source}{' (streamed)' if data.streaming else ''}",
                 *(f"  {line}" for line in sizes),
                 f"  tokenizer {tokenizer or 'a BPE trained on the corpus'}; model "
                 f"{self.model_args.model_name_or_path or 'new, from the size arguments'}",
-                *run_lines(self.args, self.model_args.model_dtype, updates, warmup),
-                f"  writes {self.args.output_dir}",
+                *run_lines(args, self.model_args.model_dtype, self.updates, warmup),
+                f"  writes {args.output_dir}",
             ]
         )
+
+
+def _warmup_bound(args: PretrainTrainingArguments) -> str:
+    """The warm-up of a run whose updates are not known yet: as asked, with the cap that will bound it."""
+    asked = f"{args.warmup_steps:g} updates" if args.warmup_steps >= 1 else f"{args.warmup_steps:.1%} of the updates"
+    cap = f", at most {args.warmup_cap:.0%} of the run (--warmup_cap)" if args.warmup_cap < 1 else ""
+    return f"warm-up: {asked}{cap}"
+
+
+def schedule(args: PretrainTrainingArguments, updates: int | None) -> tuple[PretrainTrainingArguments, list[str]]:
+    """The arguments with the warm-up decided for `updates` ([`plan_warmup`]: `--warmup_cap` applied; None: not
+    known yet, nothing decided), and the start screen's lines that say it."""
+    lines, warmup = plan_warmup(args, updates)
+    return final_arguments(args, **warmup), lines
 
 
 def plan_pretraining(
@@ -145,13 +177,19 @@ def plan_pretraining(
         problems.add("A streamed corpus has no length: set --max_steps.")
     with problems.collect():
         weights_dtype(model_args.model_dtype, args.bf16, precision_engine(args))  # a dtype the engine refuses
+    found = len(problems.found)
     for flag, path in (("--model_name_or_path", model_args.model_name_or_path),
                        ("--tokenizer_name_or_path", model_args.tokenizer_name_or_path)):  # fmt: skip
         if path:
             with problems.collect():
                 check_model_path(path, flag)
+    window = model_args.n_positions
+    if model_args.model_name_or_path and len(problems.found) == found:  # a continued model's window: its config's
+        with problems.collect(), model_hub_access(model_args):
+            window = load_config(GPT1Config, model_args.model_name_or_path).n_positions
     problems.raise_any()  # the corpus is read only for a run that can start
     pins = plan_model_inputs(model_args)  # the commit and files that will be read (`pinned`)
+    args, lines = schedule(args, args.max_steps if args.max_steps > 0 else None)  # else: the windows decide
     if hub := pins_record(pins):
         identity = {**identity, "pinned": hub}
         if args.process_index == 0:
@@ -169,7 +207,8 @@ def plan_pretraining(
             validation_split_percentage=data_args.validation_split_percentage,
         )
         check_recorded_digests(identity, corpus.digests)
-    return PretrainPlan(model_args, data_args, args, identity, corpus, started, pins)
+    updates = args.max_steps if args.max_steps > 0 else None
+    return PretrainPlan(model_args, data_args, args, identity, corpus, started, pins, window, updates, tuple(lines))
 
 
 def execute_pretraining(plan: PretrainPlan, notes: Sequence[str] = ()) -> dict[str, Any]:
@@ -195,7 +234,7 @@ def execute_pretraining(plan: PretrainPlan, notes: Sequence[str] = ()) -> dict[s
     tokenizer.backend_tokenizer.post_processor = None
 
     # windows of the model's context, packed once per cache folder (machine 0 first; the others read or pack theirs)
-    window, workers = model.config.n_positions, data_args.preprocessing_num_workers
+    window, workers = plan.window, data_args.preprocessing_num_workers
     workers_flag = {"num_workers": "--preprocessing_num_workers"}
     eval_limit = data_args.max_eval_windows or None  # 0: every window
     with flags_for_inputs(flags, workers_flag), machine_by_machine(args, "packing"):
@@ -216,9 +255,10 @@ def execute_pretraining(plan: PretrainPlan, notes: Sequence[str] = ()) -> dict[s
             "streaming: windows are tokenized as they are read; nothing is written to the datasets cache but the "
             "corpus files' digests (hf_gpt1/digests), and the held-out windows scored are held in memory"
         )
-    updates = planned_updates(args, train)
-    warmup_lines, warmup = plan_warmup(args, updates)
-    args = final_arguments(args, **warmup)
+    updates, warmup_lines = plan.updates, list(plan.schedule)
+    if updates is None:  # the epochs decide: the packed windows give the updates, and the warm-up follows
+        updates = planned_updates(args, train)
+        args, warmup_lines = schedule(args, updates)
     lines += warmup_lines + _token_plan(args, updates, window)
     lines += _evaluation_plan(args, evaluation, all_evaluation, window)
     if not (model_args.tokenizer_name_or_path or model_args.model_name_or_path):
@@ -258,15 +298,18 @@ STREAMED_COVERAGE_WINDOWS = 1_000  # a streamed corpus's coverage is measured on
 BYTES_PER_TOKEN = 4  # the plan's estimate of a BPE's tokens before one is trained (English text: about 4 bytes each)
 
 
-def _corpus_sizes(corpus, window: int) -> list[str]:
+def _corpus_sizes(corpus, window: int) -> tuple[list[str], int | None]:
     """The plan's lines for the corpus's size: local text files by their bytes (tokens and windows estimated, the
-    tokenizer not being trained yet), a `datasets` corpus by its rows."""
-    lines = []
+    tokenizer not being trained yet), a `datasets` corpus by its rows; and the training windows estimated (None but
+    for local text files)."""
+    lines, windows = [], None
     for name in ("train", "validation"):
         part = getattr(corpus, name, None)
         if isinstance(part, list):  # `TextCorpus` shards: byte ranges of the files
             size = sum(shard.end - shard.start for shard in part)
             tokens = size // BYTES_PER_TOKEN
+            if name == "train":
+                windows = tokens // window
             lines.append(
                 f"{name}: {size:,} bytes in {len({shard.path for shard in part})} file(s), about {tokens:,} tokens "
                 f"({BYTES_PER_TOKEN} bytes each), about {tokens // window:,} windows of {window} tokens"
@@ -275,7 +318,7 @@ def _corpus_sizes(corpus, window: int) -> list[str]:
             lines.append(f"{name}: {part.num_rows:,} rows of text, packed into windows of {window} tokens")
         elif part is not None:
             lines.append(f"{name}: streamed rows, packed into windows of {window} tokens as they are read")
-    return lines
+    return lines, windows
 
 
 def _token_plan(args: PretrainTrainingArguments, updates: int | None, window: int) -> list[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.utils import COMMON, TINY_LM, run_command, story_cloze_csv
+from tests.utils import COMMON, TINY_LM, plan_problems, run_command, story_cloze_csv
 
 
 def _listing(root: Path) -> list[str]:
@@ -53,11 +53,13 @@ def test_multiple_choice_dry_run(capsys, tiny, tmp_path):
     before = _listing(tmp_path)
     result = run_command(
         capsys, "multiple-choice", "--task", "story_cloze", "--train_file", str(val), "--validation_file", str(val),
-        "--model_name_or_path", str(tiny), "--output_dir", str(out), "--dry_run", *COMMON,
+        "--model_name_or_path", str(tiny), "--output_dir", str(out), "--per_device_train_batch_size", "4", "--dry_run",
+        *COMMON,
     )  # fmt: skip
     assert result.code == 0, result.stderr
     assert _listing(tmp_path) == before
     assert result.stdout.startswith("multiple_choice story_cloze: ") and "  train: 8 rows" in result.stdout
+    assert "  inputs: at most 64 tokens" in result.stdout
 
 
 def test_pretrain_dry_run_trains_no_tokenizer_and_writes_nothing(capsys, wikitext_slice, tmp_path):
@@ -91,3 +93,87 @@ def test_a_dry_run_overwrites_nothing(capsys, tiny, glue_slice, tmp_path):
     result = run_command(capsys, *_glue(tiny, glue_slice, out), "--overwrite_output_dir", "--dry_run")
     assert result.code == 0, result.stderr
     assert _listing(tmp_path) == before and (out / "model.safetensors").read_bytes() == b"weights"
+
+
+def test_the_plan_says_model_and_update_problems_with_the_others(tiny, rte_files, tmp_path):
+    """Problems that need the model's config (`--max_seq_length` beyond its positions) or the rows' count (0 updates)
+    are the plan's, said at once with the arguments' own: none waits for the model to load."""
+    train, dev = rte_files
+    problems = plan_problems(
+        "glue",
+        {"model_name_or_path": tiny},
+        {"task": "rte", "train_file": train, "validation_file": dev, "max_seq_length": 4096},
+        {"output_dir": tmp_path / "out", "per_device_train_batch_size": 64, "dataloader_drop_last": True},
+    )
+    assert len(problems) == 2, problems
+    assert "0 optimizer steps: 24 training rows are fewer than one global batch of 64" in problems[0]
+    assert "--max_seq_length 4096 exceeds the model's n_positions=64" in problems[1]
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_prediction_plan_refuses_a_head_never_fine_tuned(capsys, tiny, rte_files, tmp_path):
+    """`--do_train false` with a language model (no fine-tuned head): the plan refuses it, so a dry run does too."""
+    _, dev = rte_files
+    result = run_command(
+        capsys, "glue", "--task", "rte", "--validation_file", str(dev), "--model_name_or_path", str(tiny),
+        "--output_dir", str(tmp_path / "out"), "--do_train", "false", "--do_eval", "--dry_run", *COMMON,
+    )  # fmt: skip
+    assert result.code != 0 and "holds no head fine-tuned for a task" in result.error
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_plan_counts_the_rows_with_a_gold_label(tiny, tmp_path):
+    """Rows without a gold label (`-`, empty) are dropped before training: the plan's updates count the others."""
+    from hf_gpt1.training.arguments import DataArguments, GPT1TrainingArguments, ModelArguments
+    from hf_gpt1.training.finetune import plan_finetuning
+
+    rows = [f'"a {i}","b",{"-" if i % 2 else "entailment"}\n' for i in range(16)]
+    (tmp_path / "train.csv").write_text("sentence1,sentence2,label\n" + "".join(rows))
+    plan = plan_finetuning(
+        ModelArguments(model_name_or_path=str(tiny)),
+        DataArguments(task="rte", train_file=str(tmp_path / "train.csv")),
+        GPT1TrainingArguments(output_dir=str(tmp_path / "out"), per_device_train_batch_size=2, num_train_epochs=1,
+                              eval_strategy="no", report_to="none"),
+    )  # fmt: skip
+    assert plan.updates == 4 and plan.max_length == 64
+
+
+def test_the_pretraining_plan_holds_the_final_arguments(tiny, wikitext_slice, tmp_path):
+    """With `--max_steps` the plan decides the warm-up (capped by `--warmup_cap`) and its arguments are the run's; a
+    continued model's window is its own config's, read by the plan (no weights loaded)."""
+    from hf_gpt1.training.arguments import PretrainDataArguments, PretrainModelArguments, PretrainTrainingArguments
+    from hf_gpt1.training.pretrain import plan_pretraining
+
+    plan = plan_pretraining(
+        PretrainModelArguments(model_name_or_path=str(tiny), n_positions=512),
+        PretrainDataArguments(train_files=[str(wikitext_slice["train"])]),
+        PretrainTrainingArguments(output_dir=str(tmp_path / "pt"), max_steps=20, warmup_steps=5, report_to="none"),
+    )
+    assert (plan.updates, plan.args.warmup_steps, plan.window) == (20, 2, 64)
+    assert "warm-up: 2 of 20 updates (--warmup_steps 5, capped at 10% of the run" in str(plan)
+    assert "windows of 64 tokens" in str(plan)
+
+
+def test_an_epoch_based_pretraining_plan_estimates_its_updates(capsys, wikitext_slice, tmp_path):
+    """Without `--max_steps` the windows decide the updates once the corpus is tokenized: the plan gives its estimate
+    and the warm-up's bound (`--warmup_cap`), and leaves the warm-up to execute."""
+    result = run_command(
+        capsys, "pretrain", "--train_files", str(wikitext_slice["train"]), "--output_dir", str(tmp_path / "pt"),
+        *TINY_LM, "--num_train_epochs", "2", "--per_device_train_batch_size", "4", "--warmup_steps", "50",
+        "--dry_run", *COMMON,
+    )  # fmt: skip
+    assert result.code == 0, result.stderr
+    assert "updates (from the estimated windows; exact once the corpus is tokenized)" in result.stdout
+    assert "warm-up: 50 updates, at most 10% of the run (--warmup_cap)" in result.stdout
+
+
+def test_every_missing_file_is_named_at_once(tiny, tmp_path):
+    """Two data files that are not there: both named, each by its flag, in one error (not the first alone)."""
+    data = {"task": "rte", "train_file": tmp_path / "train.csv", "validation_file": tmp_path / "dev.csv"}
+    problems = plan_problems("glue", {"model_name_or_path": tiny}, data, {"output_dir": tmp_path / "out"})
+    assert problems == [f"--train_file {tmp_path / 'train.csv'} does not exist.",
+                        f"--validation_file {tmp_path / 'dev.csv'} does not exist."]  # fmt: skip
+    pretrain = {"train_files": [tmp_path / "a.txt", tmp_path / "b.txt"]}
+    problems = plan_problems("pretrain", {}, {**pretrain, "validation_files": [tmp_path / "c.txt"]},
+                             {"output_dir": tmp_path / "pt"})  # fmt: skip
+    assert len(problems) == 3 and all("does not exist" in problem for problem in problems), problems

@@ -1063,7 +1063,7 @@ def test_bad_input_a_label_set_with_an_unknown_name(capsys, tiny_lm, tmp_path, n
     train = write_csv(tmp_path / "train.csv", ["text", "label"], [["a goal", "sports"], ["a vote", "sports|politics"]])
     out = tmp_path / "out"
     err = run_command(capsys, "glue", "--task", str(task), "--train_file", str(train), "--validation_file", str(train),
-                      *mc_args(tiny_lm, out)).error  # fmt: skip
+                      *mc_args(tiny_lm, out, "--per_device_train_batch_size", "2")).error  # fmt: skip
     assert err.count("\n") <= 1 and "train.csv" in err and "Row 1, column 'label'" in err, err
     assert "label 'sports|politics' is not one of the names ['sports', 'science']" in err
     assert "write a label set as names separated by ',' (CSV/TSV) or as a list (JSON)." in err

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 
-def test_the_command_line_names_a_data_layer_error_by_its_flags(tmp_path):
+def test_the_command_line_names_a_data_layer_error_by_its_flags(tiny, tmp_path):
     """The data layer names a file by its path (and line) and an argument by its name; the command names them by the
     flags that gave them: the same error, in each one's words."""
     from hf_gpt1.commands.glue import main as glue
@@ -23,11 +23,12 @@ def test_the_command_line_names_a_data_layer_error_by_its_flags(tmp_path):
     assert str(library.value).startswith(f"{bad}:2: expected 3 fields") and "--" not in str(library.value)
     with pytest.raises(ValueError) as command:
         glue(["--task", "rte", "--train_file", str(bad), "--validation_file", str(bad), "--output_dir",
-              str(tmp_path / "out"), "--report_to", "none"])  # fmt: skip
+              str(tmp_path / "out"), "--model_name_or_path", str(tiny), "--report_to", "none"])  # fmt: skip
     assert str(command.value) == f"--train_file {library.value}"
     with pytest.raises(ValueError, match="`story_cloze_protocol` needs a `train_file`"):
         load_task_splits(get_task("story_cloze"), test_file=str(bad), story_cloze_protocol=True)
     with pytest.raises(ValueError, match="^--story_cloze_protocol needs a --train_file"):
         multiple_choice(["--task", "story_cloze", "--test_file", str(bad), "--story_cloze_protocol", "true",
-                         "--output_dir", str(tmp_path / "sc"), "--report_to", "none"])  # fmt: skip
+                         "--output_dir", str(tmp_path / "sc"), "--model_name_or_path", str(tiny),
+                         "--report_to", "none"])  # fmt: skip
     assert not (tmp_path / "out").exists()
