@@ -63,7 +63,7 @@ from .launch import (
 )
 from .memory import apply_memory_arguments
 from .pinned import PinnedModel, pinned_arguments, pins_record, plan_model_inputs
-from .plans import Problems, print_plan, run_lines
+from .plans import Problems, output_lines, print_plan, run_lines
 from .precision import weights_dtype
 from .results import format_metrics, logged_metrics, print_start, save_results
 from .run_folder import RunFolder, check_output_dir, check_planned_inputs, run_identity
@@ -162,7 +162,7 @@ class FinetunePlan:
         if args.load_best_model_at_end:
             direction = "highest" if args.greater_is_better else "lowest"
             lines.append(f"  keeps the checkpoint of the {direction} {args.metric_for_best_model}")
-        lines.append(f"  writes {args.output_dir} (data {self.data_sha256[:12]})")
+        lines += output_lines(args, f" (data {self.data_sha256[:12]})")
         return "\n".join(lines)
 
 

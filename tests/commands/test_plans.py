@@ -177,3 +177,27 @@ def test_every_missing_file_is_named_at_once(tiny, tmp_path):
     problems = plan_problems("pretrain", {}, {**pretrain, "validation_files": [tmp_path / "c.txt"]},
                              {"output_dir": tmp_path / "pt"})  # fmt: skip
     assert len(problems) == 3 and all("does not exist" in problem for problem in problems), problems
+
+
+def test_the_plan_says_what_it_does_to_the_folder_and_the_hub(capsys, tiny, glue_slice, tmp_path):
+    """Overwriting another run's folder, resuming (and from where), pushing to the Hub: each said by the plan."""
+    from hf_gpt1.training.run_folder import RUN_FILE
+
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / RUN_FILE).write_text('{"recipe": "pretrain"}')
+    plan = run_command(capsys, *_glue(tiny, glue_slice, out), "--overwrite_output_dir", "--push_to_hub",
+                       "--hub_model_id", "me/rte", "--dry_run").stdout  # fmt: skip
+    assert f"  writes {out} (data " in plan and "), emptying what it holds first (--overwrite_output_dir)" in plan
+    assert "  pushes to the Hub as me/rte (--push_to_hub)" in plan
+    # a run started and stopped before its first checkpoint: its folder holds its identity alone
+    from hf_gpt1.commands.command_line import parse_recipe_args
+    from hf_gpt1.commands.glue import ARGUMENTS
+    from hf_gpt1.data.atomic import write_json_atomic
+    from hf_gpt1.training.finetune import plan_finetuning
+
+    started = tmp_path / "started"
+    argv = _glue(tiny, glue_slice, started)[1:]
+    write_json_atomic(started / RUN_FILE, plan_finetuning(*parse_recipe_args(ARGUMENTS, argv)).identity)
+    plan = run_command(capsys, "glue", *argv, "--resume", "--dry_run").stdout
+    assert "  resumes from the start (no complete checkpoint yet)" in plan, plan
