@@ -298,6 +298,9 @@ class Classes(LabelKind):
         return spec.label_names is not None
 
     def parse(self, spec: TaskSpec, value: object) -> int:
+        # datasets' ClassLabel rule: a text is a name, an integer is an id. A CSV/TSV cell is always text, so with
+        # names that are numbers ("1", "2", "5" stars) "2" is the class named "2"; a JSON / parquet integer, or a
+        # ClassLabel id a loader stored, is an id (reading an id again gives the same id).
         if isinstance(value, bool) and spec.label_names is not None:  # a bool column (BoolQ's `answer`)
             named = [name.lower() for name in spec.label_names]
             if str(value).lower() in named:
@@ -305,23 +308,41 @@ class Classes(LabelKind):
             if tuple(spec.label_names) == ("0", "1"):
                 return int(value)  # False, True: the ids 0, 1
         if isinstance(value, str):
-            if spec.label_names is not None and value.strip() in spec.label_names:
-                return spec.label_names.index(value.strip())
-            if spec.class_names is not None and value.strip() in spec.class_names:
-                return spec.class_names.index(value.strip())
-            if value.strip().lstrip("-").isdigit():  # an id written as text (a CSV or TSV field)
-                return self._check_id(spec, int(value) - spec.label_offset, value)
+            text = value.strip()
+            for names in (spec.label_names, spec.class_names):
+                if names is not None and text in names:
+                    return names.index(text)
+            if _is_integer(text):
+                if self._numbered(spec):  # an id reading would guess: "0" of stars "1".."5" is no star
+                    raise ValueError(
+                        f"Task {spec.name!r}: label {value!r} is not one of the names {list(spec.label_names)}: the "
+                        "label names are numbers, so a text label is read as a name, never as an id; fix the row or "
+                        "the task's label_names."
+                    )
+                return self._check_id(spec, int(text) - spec.label_offset, value)  # an id written as text (a CSV)
         elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
-            if spec.label_names is not None and str(int(value)) in spec.label_names:  # names written as numbers
-                return spec.label_names.index(str(int(value)))
             return self._check_id(spec, int(value) - spec.label_offset, value)
         raise ValueError(f"Task {spec.name!r}: label {value!r} is not one of {self.valid_labels(spec)}.")
+
+    @staticmethod
+    def _numbered(spec: TaskSpec) -> bool:
+        """Some label name looks like an integer: a text is then read as a name only."""
+        return any(_is_integer(name.strip()) for names in (spec.label_names, spec.class_names) for name in names or ())
 
     def _check_id(self, spec: TaskSpec, label_id: int, raw: object) -> int:
         n = None if spec.label_names is None else len(spec.label_names)
         if label_id < 0 or (n is not None and label_id >= n):
-            raise ValueError(f"Task {spec.name!r}: label {raw!r} is not one of {self.valid_labels(spec)}.")
+            hint = ""
+            if isinstance(raw, numbers.Integral) and str(int(raw)) in (spec.label_names or ()):  # meant as a name
+                text = json.dumps(str(int(raw)))  # the name as JSON writes it
+                hint = f": an integer label is a class id (as in datasets' ClassLabel); write the name as text, {text}"
+            raise ValueError(f"Task {spec.name!r}: label {raw!r} is not one of {self.valid_labels(spec)}{hint}.")
         return label_id
+
+
+def _is_integer(text: str) -> bool:
+    """`text` is an integer written out ("2", "-1")."""
+    return text.lstrip("-").isdigit()
 
 
 class ChoiceIndex(Classes):
