@@ -255,14 +255,16 @@ class LabelKind:
         values, counts = np.unique(references, return_counts=True)
         return values[counts.argmax()].item()
 
-    def spread(self, predictions: np.ndarray) -> dict[str, float]:
-        """How varied the predictions are: the most common one and its share."""
+    def spread(self, spec: TaskSpec, predictions: np.ndarray) -> dict[str, object]:
+        """How varied the predictions are: the most common one (`majority_prediction`, exact in JSON: a class id is
+        an int) and its share."""
         import numpy as np
 
         values, counts = np.unique(predictions, return_counts=True)
-        return {"majority_prediction": float(values[counts.argmax()]), "majority_share": counts.max() / counts.sum()}
+        share = float(counts.max() / counts.sum())
+        return {"majority_prediction": values[counts.argmax()].item(), "majority_share": share}
 
-    def prediction_name(self, spec: TaskSpec, prediction: float) -> str:
+    def prediction_name(self, spec: TaskSpec, prediction: object) -> str:
         """How a warning names one prediction (`spread`'s `majority_prediction`)."""
         return (self.id2label(spec) or {}).get(int(prediction), str(int(prediction)))
 
@@ -425,10 +427,10 @@ class Score(LabelKind):
     def constant(self, references: np.ndarray) -> float:
         return float(references.mean())
 
-    def spread(self, predictions: np.ndarray) -> dict[str, float]:
+    def spread(self, spec: TaskSpec, predictions: np.ndarray) -> dict[str, object]:
         return {"prediction_std": float(predictions.std())}
 
-    def prediction_name(self, spec: TaskSpec, prediction: float) -> str:
+    def prediction_name(self, spec: TaskSpec, prediction: object) -> str:
         return f"{prediction:g}"
 
     def prediction_value(self, spec: TaskSpec, prediction: object) -> str:
@@ -527,17 +529,16 @@ class MultiLabel(Classes):
 
         return (np.asarray(references).mean(axis=0) > 0.5).astype(np.int64)  # each label's most common value
 
-    def spread(self, predictions: np.ndarray) -> dict[str, float]:
+    def spread(self, spec: TaskSpec, predictions: np.ndarray) -> dict[str, object]:
         import numpy as np
 
         rows, counts = np.unique(np.asarray(predictions), axis=0, return_counts=True)
-        # the most common set as a float, bit i for label i (exact up to 53 labels): prediction_name reads it back
-        code = sum(1 << i for i, bit in enumerate(rows[counts.argmax()]) if bit)
-        return {"majority_prediction": float(code), "majority_share": counts.max() / counts.sum()}
+        # the most common set as its names: exact in JSON for any number of labels
+        names = [name for name, bit in zip(spec.label_names, rows[counts.argmax()]) if bit]
+        return {"majority_prediction": names, "majority_share": float(counts.max() / counts.sum())}
 
-    def prediction_name(self, spec: TaskSpec, prediction: float) -> str:
-        code = int(prediction)
-        return self.prediction_value(spec, [(code >> i) & 1 for i in range(len(spec.label_names))])
+    def prediction_name(self, spec: TaskSpec, prediction: object) -> str:
+        return json.dumps(list(prediction), ensure_ascii=False)  # the names, as a prediction file writes a set
 
     def prediction_value(self, spec: TaskSpec, prediction: object) -> str:
         return json.dumps([name for name, bit in zip(spec.label_names, prediction) if bit], ensure_ascii=False)

@@ -224,8 +224,35 @@ def test_multi_label_scores_and_baseline(topics):
     assert scores["baseline_micro_f1"] == pytest.approx(f1_score(references, constant, average="micro"))
     assert baseline_name(topics) == "majority-per-label"
     assert scores["majority_share"] == 0.25
-    warnings = prediction_warnings(topics, "test", {"majority_share": 1.0, "majority_prediction": 5.0})
+    warnings = prediction_warnings(
+        topics, "test", {"majority_share": 1.0, "majority_prediction": ["sports", "science"]}
+    )
     assert warnings[0].startswith('test: every prediction is \'["sports", "science"]\': the model answers the same')
+
+
+def test_the_majority_prediction_is_the_label_kinds_own_value_for_any_number_of_labels():
+    """An int id for classes, the set's names for multi-label (it was a float, a bit per label: inexact past 53
+    labels), as JSON writes and reads it back, and the warning names it."""
+    import json
+
+    from hf_gpt1.data.metrics import load_metric
+
+    names = tuple(f"tag{i}" for i in range(60))
+    many = TaskSpec(name="many", format="classification", text_columns=("text",), label_names=names,
+                    label_kind="multi_label", metric_config="multi_label", main_metric="micro_f1")  # fmt: skip
+    predictions = np.zeros((4, 60), dtype=np.int64)
+    predictions[:, [0, 59]] = 1  # the same set for every row
+    references = np.zeros((4, 60), dtype=np.float32)
+    references[:, 1] = 1.0
+    scores = score_with_baselines(load_metric(many), many, predictions, references)
+    assert scores["majority_prediction"] == ["tag0", "tag59"] and scores["majority_share"] == 1.0
+    assert json.loads(json.dumps(scores))["majority_prediction"] == ["tag0", "tag59"]
+    assert prediction_warnings(many, "test", scores)[0].startswith('test: every prediction is \'["tag0", "tag59"]\'')
+    wide = TaskSpec(name="wide", format="classification", text_columns=("text",), label_names=names,
+                    metric_config="accuracy", main_metric="accuracy")  # fmt: skip
+    scores = score_with_baselines(_Accuracy(), wide, np.full(4, 59), np.arange(4))
+    assert scores["majority_prediction"] == 59 and type(scores["majority_prediction"]) is int
+    assert prediction_warnings(wide, "test", scores)[0].startswith("test: every prediction is 'tag59'")
 
 
 # ------------------------------------------------------------------------------------------- names that are numbers
