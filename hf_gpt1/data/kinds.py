@@ -457,8 +457,10 @@ class MultiLabel(Classes):
 
     A set is read from a list (JSON / JSONL, parquet), or from a text (CSV / TSV) of names separated by `separator`
     (`"sports, science"`), or a list written as text (`["sports", "science"]`, or pandas' `['sports', 'science']`):
-    `[]` is the empty set. A name may be given by its id, as for classes. An empty field is no gold label, as for
-    every kind. Prediction files write each set as a JSON list of names, which reads back as the same set.
+    `[]` is the empty set. A name may be given by its id, as for classes. A label name holds no `separator` (the task
+    is refused when it is declared: its sets could not be written in a CSV/TSV field). An empty field is no gold
+    label, as for every kind. Prediction files write each set as a JSON list of names, which reads back as the same
+    set.
     """
 
     name = "multi_label"
@@ -477,6 +479,13 @@ class MultiLabel(Classes):
     def declaration_problem(self, spec: TaskSpec) -> str | None:
         if spec.label_names is None:
             return "label_kind 'multi_label' needs label_names: the labels each row's set is made of."
+        # a CSV/TSV field lists a set's names between separators: a name holding one could never be read
+        if held := next((name for name in spec.label_names if self.separator in name), None):
+            renamed = " and ".join(part.strip() for part in held.split(self.separator))
+            return (
+                f"label name {held!r} holds {self.separator!r}, which separates the names of a label set in a CSV/TSV "
+                f"field: rename the label without {self.separator!r} (e.g. {renamed!r})."
+            )
         return super().declaration_problem(spec)
 
     def parse(self, spec: TaskSpec, value: object) -> list[float]:

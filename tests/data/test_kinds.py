@@ -325,3 +325,25 @@ def test_every_file_format_reads_labels_by_one_rule(tmp_path):
     (tmp_path / "STARS" / "train.tsv").write_text("review\tlabel\ngood\t2\nbad\t1\ngreat\t5\n")
     rows = load_task_splits(glue_like, data_dir=str(tmp_path))[0]["train"]
     assert rows["label"] == [1, 0, 2] and [glue_like.label_to_id(v) for v in rows["label"]] == [1, 0, 2]
+
+
+def test_a_multi_label_name_holding_the_separator_is_refused_when_the_task_is_read(tmp_path):
+    """A CSV/TSV field separates a set's names by ',': a name holding one could never be read, so the declaration is
+    refused, naming the label and the fix, before any data is."""
+    from hf_gpt1.data.tasks import task_from_file
+
+    path = tmp_path / "topics.json"
+    path.write_text(
+        '{"name": "topics", "format": "classification", "text_columns": ["text"], "label_kind": "multi_label", '
+        '"label_names": ["sports", "arts, crafts"], "metric_config": "multi_label", "main_metric": "micro_f1"}'
+    )
+    with pytest.raises(ValueError) as err:
+        task_from_file(path)
+    assert str(err.value) == (
+        f"{path}: Task 'topics': label name 'arts, crafts' holds ',', which separates the names of a label set in a "
+        "CSV/TSV field: rename the label without ',' (e.g. 'arts and crafts')."
+    )
+    # one label per row: a name may hold ',' (a CSV field is quoted)
+    assert (
+        TaskSpec(name="t", format="classification", text_columns=("text",), label_names=("a, b", "c")).num_labels == 2
+    )
