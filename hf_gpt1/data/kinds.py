@@ -288,6 +288,16 @@ class LabelKind:
         """What is wrong with one prediction read back from a GLUE submission, or None."""
         return None if text in spec.label_names else f"{text!r} is not one of {list(spec.label_names)}"
 
+    # the model card
+    def pipeline_arguments(self, spec: TaskSpec) -> dict[str, object]:
+        """The arguments a `text-classification` pipeline call needs to answer for this kind of label (the card's
+        usage shows them); none: the pipeline's top label is the answer."""
+        return {}
+
+    def pipeline_answer(self, spec: TaskSpec) -> str | None:
+        """What that call returns, as the card's usage comments it; None: the pipeline's usual answer."""
+        return None
+
 
 class Classes(LabelKind):
     """One class per example, from `label_names`: cross-entropy over the classes."""
@@ -560,6 +570,12 @@ class MultiLabel(Classes):
 
     def submission_problem(self, spec: TaskSpec, text: str) -> str | None:
         return f"task {spec.name!r} is multi-label: a GLUE submission holds one label per row"
+
+    def pipeline_arguments(self, spec: TaskSpec) -> dict[str, object]:
+        return {"top_k": None}  # transformers' pipeline returns the top label alone unless top_k=None
+
+    def pipeline_answer(self, spec: TaskSpec) -> str | None:
+        return f"every label's score (its sigmoid); the predicted set: the labels above {self.threshold:g}"
 
 
 def _listed(text: str) -> list | None:
