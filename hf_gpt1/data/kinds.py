@@ -232,6 +232,21 @@ class LabelKind:
         """
         raise NotImplementedError
 
+    def rows_problem(self, spec: TaskSpec, rows: Any, limit: int | None = None) -> str | None:
+        """The first of a split's gold labels (its first `limit` rows, as the run reads them) that does not parse, as
+        `Row <i>, column '<label column>': <why>` (0-based, as tokenization says it), or None. `rows`: the split
+        (a `datasets.Dataset`); one without the label column has nothing to check. A plan asks this, so that a dry
+        run refuses a bad label as the run does."""
+        if spec.label_column not in rows.column_names:
+            return None
+        selected = rows if limit is None or limit >= rows.num_rows else rows.select(range(limit))
+        for row, value in enumerate(selected[spec.label_column]):
+            try:
+                spec.label_to_id(value)
+            except ValueError as err:
+                return f"Row {row}, column {spec.label_column!r}: {err}"
+        return None
+
     def valid_labels(self, spec: TaskSpec) -> str:
         """The valid labels, as a refusal lists them."""
         ids = range(spec.label_offset, spec.label_offset + len(spec.label_names))
