@@ -353,8 +353,8 @@ class Classes(LabelKind):
 
     @staticmethod
     def _numbered(spec: TaskSpec) -> bool:
-        """Some label name looks like an integer: a text is then read as a name only."""
-        return any(_is_integer(name.strip()) for names in (spec.label_names, spec.class_names) for name in names or ())
+        """Some label name is a number ("2", "1.5"): a text is then read as a name only."""
+        return any(_is_number(name) for names in (spec.label_names, spec.class_names) for name in names or ())
 
     def _check_id(self, spec: TaskSpec, label_id: int, raw: object) -> int:
         n = None if spec.label_names is None else len(spec.label_names)
@@ -370,6 +370,14 @@ class Classes(LabelKind):
 def _is_integer(text: str) -> bool:
     """`text` is an integer written out ("2", "-1")."""
     return text.lstrip("-").isdigit()
+
+
+def _is_number(text: str) -> bool:
+    """`text` is a finite number written out ("2", "1.5", "-1")."""
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
 
 
 class ChoiceIndex(Classes):

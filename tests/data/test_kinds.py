@@ -304,6 +304,15 @@ def test_with_names_that_are_numbers_a_label_is_never_guessed(value, message):
         assert message in str(err.value) and "\n" not in str(err.value), str(err.value)
 
 
+def test_names_that_are_any_numbers_are_read_as_names_only():
+    """Ratings "0.5", "1.0", "1.5": a text "1" would be id 1, the rating "1.0" by chance; it is refused instead."""
+    halves = TaskSpec(name="halves", format="classification", text_columns=("review",),
+                      label_names=("0.5", "1.0", "1.5"))  # fmt: skip
+    assert halves.label_to_id("1.0") == 1 and halves.label_to_id(2) == 2
+    with pytest.raises(ValueError, match="label '1' is not one of the names .*: the label names are numbers"):
+        halves.label_to_id("1")
+
+
 def test_every_file_format_reads_labels_by_one_rule(tmp_path):
     """CSV, TSV and JSONL text cells are names; JSONL integers are ids; a GLUE-layout TSV stores ClassLabel ids that
     tokenization reads back unchanged: the rule is the label kind's, whatever the file."""
