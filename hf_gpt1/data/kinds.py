@@ -341,10 +341,11 @@ class Classes(LabelKind):
                     return names.index(text)
             if _is_integer(text):
                 if self._numbered(spec):  # an id reading would guess: "0" of stars "1".."5" is no star
+                    also = f" (or {list(spec.class_names)})" if spec.class_names else ""
                     raise ValueError(
-                        f"Task {spec.name!r}: label {value!r} is not one of the names {list(spec.label_names)}: the "
-                        "label names are numbers, so a text label is read as a name, never as an id; fix the row or "
-                        "the task's label_names."
+                        f"Task {spec.name!r}: label {value!r} is not one of the names {list(spec.label_names)}{also}: "
+                        "the label names are numbers, so a text label is read as a name, never as an id; fix the row "
+                        "or the task's label_names."
                     )
                 return self._check_id(spec, int(text) - spec.label_offset, value)  # an id written as text (a CSV)
         elif isinstance(value, numbers.Integral) and not isinstance(value, bool):

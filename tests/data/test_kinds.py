@@ -311,6 +311,9 @@ def test_names_that_are_any_numbers_are_read_as_names_only():
     assert halves.label_to_id("1.0") == 1 and halves.label_to_id(2) == 2
     with pytest.raises(ValueError, match="label '1' is not one of the names .*: the label names are numbers"):
         halves.label_to_id("1")
+    sst2 = TASKS["sst2"]  # "0" / "1", whose classes are named too: both said
+    with pytest.raises(ValueError, match=r"label '7' is not one of the names \['0', '1'\] \(or \['negative', 'pos"):
+        sst2.label_to_id("7")
 
 
 def test_every_file_format_reads_labels_by_one_rule(tmp_path):
