@@ -232,6 +232,21 @@ class LabelKind:
         """
         raise NotImplementedError
 
+    def rows_problem(self, spec: TaskSpec, rows: Any, limit: int | None = None) -> str | None:
+        """The first of a split's gold labels (its first `limit` rows, as the run reads them) that does not parse, as
+        `Row <i>, column '<label column>': <why>` (0-based, as tokenization says it), or None. `rows`: the split
+        (a `datasets.Dataset`); one without the label column has nothing to check. A plan asks this, so that a dry
+        run refuses a bad label as the run does."""
+        if spec.label_column not in rows.column_names:
+            return None
+        selected = rows if limit is None or limit >= rows.num_rows else rows.select(range(limit))
+        for row, value in enumerate(selected[spec.label_column]):
+            try:
+                spec.label_to_id(value)
+            except ValueError as err:
+                return f"Row {row}, column {spec.label_column!r}: {err}"
+        return None
+
     def valid_labels(self, spec: TaskSpec) -> str:
         """The valid labels, as a refusal lists them."""
         ids = range(spec.label_offset, spec.label_offset + len(spec.label_names))
@@ -255,14 +270,16 @@ class LabelKind:
         values, counts = np.unique(references, return_counts=True)
         return values[counts.argmax()].item()
 
-    def spread(self, predictions: np.ndarray) -> dict[str, float]:
-        """How varied the predictions are: the most common one and its share."""
+    def spread(self, spec: TaskSpec, predictions: np.ndarray) -> dict[str, object]:
+        """How varied the predictions are: the most common one (`majority_prediction`, exact in JSON: a class id is
+        an int) and its share."""
         import numpy as np
 
         values, counts = np.unique(predictions, return_counts=True)
-        return {"majority_prediction": float(values[counts.argmax()]), "majority_share": counts.max() / counts.sum()}
+        share = float(counts.max() / counts.sum())
+        return {"majority_prediction": values[counts.argmax()].item(), "majority_share": share}
 
-    def prediction_name(self, spec: TaskSpec, prediction: float) -> str:
+    def prediction_name(self, spec: TaskSpec, prediction: object) -> str:
         """How a warning names one prediction (`spread`'s `majority_prediction`)."""
         return (self.id2label(spec) or {}).get(int(prediction), str(int(prediction)))
 
@@ -286,6 +303,16 @@ class LabelKind:
         """What is wrong with one prediction read back from a GLUE submission, or None."""
         return None if text in spec.label_names else f"{text!r} is not one of {list(spec.label_names)}"
 
+    # the model card
+    def pipeline_arguments(self, spec: TaskSpec) -> dict[str, object]:
+        """The arguments a `text-classification` pipeline call needs to answer for this kind of label (the card's
+        usage shows them); none: the pipeline's top label is the answer."""
+        return {}
+
+    def pipeline_answer(self, spec: TaskSpec) -> str | None:
+        """What that call returns, as the card's usage comments it; None: the pipeline's usual answer."""
+        return None
+
 
 class Classes(LabelKind):
     """One class per example, from `label_names`: cross-entropy over the classes."""
@@ -298,6 +325,9 @@ class Classes(LabelKind):
         return spec.label_names is not None
 
     def parse(self, spec: TaskSpec, value: object) -> int:
+        # datasets' ClassLabel rule: a text is a name, an integer is an id. A CSV/TSV cell is always text, so with
+        # names that are numbers ("1", "2", "5" stars) "2" is the class named "2"; a JSON / parquet integer, or a
+        # ClassLabel id a loader stored, is an id (reading an id again gives the same id).
         if isinstance(value, bool) and spec.label_names is not None:  # a bool column (BoolQ's `answer`)
             named = [name.lower() for name in spec.label_names]
             if str(value).lower() in named:
@@ -305,23 +335,50 @@ class Classes(LabelKind):
             if tuple(spec.label_names) == ("0", "1"):
                 return int(value)  # False, True: the ids 0, 1
         if isinstance(value, str):
-            if spec.label_names is not None and value.strip() in spec.label_names:
-                return spec.label_names.index(value.strip())
-            if spec.class_names is not None and value.strip() in spec.class_names:
-                return spec.class_names.index(value.strip())
-            if value.strip().lstrip("-").isdigit():  # an id written as text (a CSV or TSV field)
-                return self._check_id(spec, int(value) - spec.label_offset, value)
+            text = value.strip()
+            for names in (spec.label_names, spec.class_names):
+                if names is not None and text in names:
+                    return names.index(text)
+            if _is_integer(text):
+                if self._numbered(spec):  # an id reading would guess: "0" of stars "1".."5" is no star
+                    also = f" (or {list(spec.class_names)})" if spec.class_names else ""
+                    raise ValueError(
+                        f"Task {spec.name!r}: label {value!r} is not one of the names {list(spec.label_names)}{also}: "
+                        "the label names are numbers, so a text label is read as a name, never as an id; fix the row "
+                        "or the task's label_names."
+                    )
+                return self._check_id(spec, int(text) - spec.label_offset, value)  # an id written as text (a CSV)
         elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
-            if spec.label_names is not None and str(int(value)) in spec.label_names:  # names written as numbers
-                return spec.label_names.index(str(int(value)))
             return self._check_id(spec, int(value) - spec.label_offset, value)
         raise ValueError(f"Task {spec.name!r}: label {value!r} is not one of {self.valid_labels(spec)}.")
+
+    @staticmethod
+    def _numbered(spec: TaskSpec) -> bool:
+        """Some label name is a number ("2", "1.5"): a text is then read as a name only."""
+        return any(_is_number(name) for names in (spec.label_names, spec.class_names) for name in names or ())
 
     def _check_id(self, spec: TaskSpec, label_id: int, raw: object) -> int:
         n = None if spec.label_names is None else len(spec.label_names)
         if label_id < 0 or (n is not None and label_id >= n):
-            raise ValueError(f"Task {spec.name!r}: label {raw!r} is not one of {self.valid_labels(spec)}.")
+            hint = ""
+            if isinstance(raw, numbers.Integral) and str(int(raw)) in (spec.label_names or ()):  # meant as a name
+                text = json.dumps(str(int(raw)))  # the name as JSON writes it
+                hint = f": an integer label is a class id (as in datasets' ClassLabel); write the name as text, {text}"
+            raise ValueError(f"Task {spec.name!r}: label {raw!r} is not one of {self.valid_labels(spec)}{hint}.")
         return label_id
+
+
+def _is_integer(text: str) -> bool:
+    """`text` is an integer written out ("2", "-1")."""
+    return text.lstrip("-").isdigit()
+
+
+def _is_number(text: str) -> bool:
+    """`text` is a finite number written out ("2", "1.5", "-1")."""
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
 
 
 class ChoiceIndex(Classes):
@@ -404,10 +461,10 @@ class Score(LabelKind):
     def constant(self, references: np.ndarray) -> float:
         return float(references.mean())
 
-    def spread(self, predictions: np.ndarray) -> dict[str, float]:
+    def spread(self, spec: TaskSpec, predictions: np.ndarray) -> dict[str, object]:
         return {"prediction_std": float(predictions.std())}
 
-    def prediction_name(self, spec: TaskSpec, prediction: float) -> str:
+    def prediction_name(self, spec: TaskSpec, prediction: object) -> str:
         return f"{prediction:g}"
 
     def prediction_value(self, spec: TaskSpec, prediction: object) -> str:
@@ -434,8 +491,10 @@ class MultiLabel(Classes):
 
     A set is read from a list (JSON / JSONL, parquet), or from a text (CSV / TSV) of names separated by `separator`
     (`"sports, science"`), or a list written as text (`["sports", "science"]`, or pandas' `['sports', 'science']`):
-    `[]` is the empty set. A name may be given by its id, as for classes. An empty field is no gold label, as for
-    every kind. Prediction files write each set as a JSON list of names, which reads back as the same set.
+    `[]` is the empty set. A name may be given by its id, as for classes. A label name holds no `separator` (the task
+    is refused when it is declared: its sets could not be written in a CSV/TSV field). An empty field is no gold
+    label, as for every kind. Prediction files write each set as a JSON list of names, which reads back as the same
+    set.
     """
 
     name = "multi_label"
@@ -454,6 +513,13 @@ class MultiLabel(Classes):
     def declaration_problem(self, spec: TaskSpec) -> str | None:
         if spec.label_names is None:
             return "label_kind 'multi_label' needs label_names: the labels each row's set is made of."
+        # a CSV/TSV field lists a set's names between separators: a name holding one could never be read
+        if held := next((name for name in spec.label_names if self.separator in name), None):
+            renamed = " and ".join(part.strip() for part in held.split(self.separator))
+            return (
+                f"label name {held!r} holds {self.separator!r}, which separates the names of a label set in a CSV/TSV "
+                f"field: rename the label without {self.separator!r} (e.g. {renamed!r})."
+            )
         return super().declaration_problem(spec)
 
     def parse(self, spec: TaskSpec, value: object) -> list[float]:
@@ -506,17 +572,16 @@ class MultiLabel(Classes):
 
         return (np.asarray(references).mean(axis=0) > 0.5).astype(np.int64)  # each label's most common value
 
-    def spread(self, predictions: np.ndarray) -> dict[str, float]:
+    def spread(self, spec: TaskSpec, predictions: np.ndarray) -> dict[str, object]:
         import numpy as np
 
         rows, counts = np.unique(np.asarray(predictions), axis=0, return_counts=True)
-        # the most common set as a float, bit i for label i (exact up to 53 labels): prediction_name reads it back
-        code = sum(1 << i for i, bit in enumerate(rows[counts.argmax()]) if bit)
-        return {"majority_prediction": float(code), "majority_share": counts.max() / counts.sum()}
+        # the most common set as its names: exact in JSON for any number of labels
+        names = [name for name, bit in zip(spec.label_names, rows[counts.argmax()]) if bit]
+        return {"majority_prediction": names, "majority_share": float(counts.max() / counts.sum())}
 
-    def prediction_name(self, spec: TaskSpec, prediction: float) -> str:
-        code = int(prediction)
-        return self.prediction_value(spec, [(code >> i) & 1 for i in range(len(spec.label_names))])
+    def prediction_name(self, spec: TaskSpec, prediction: object) -> str:
+        return json.dumps(list(prediction), ensure_ascii=False)  # the names, as a prediction file writes a set
 
     def prediction_value(self, spec: TaskSpec, prediction: object) -> str:
         return json.dumps([name for name, bit in zip(spec.label_names, prediction) if bit], ensure_ascii=False)
@@ -529,6 +594,12 @@ class MultiLabel(Classes):
 
     def submission_problem(self, spec: TaskSpec, text: str) -> str | None:
         return f"task {spec.name!r} is multi-label: a GLUE submission holds one label per row"
+
+    def pipeline_arguments(self, spec: TaskSpec) -> dict[str, object]:
+        return {"top_k": None}  # transformers' pipeline returns the top label alone unless top_k=None
+
+    def pipeline_answer(self, spec: TaskSpec) -> str | None:
+        return f"every label's score (its sigmoid); the predicted set: the labels above {self.threshold:g}"
 
 
 def _listed(text: str) -> list | None:

@@ -271,9 +271,10 @@ class TaskSpec:
 
         Args:
             value (`object`): The label as a file or a Hub column holds it: a string (looked up in `label_names`, then
-                `class_names`; digits that are no label name are an id), an integer id (after subtracting
-                `label_offset`), a bool (the label it names, `"True"` / `"false"` in any case, or the id 0 / 1 for
-                the labels `"0"` and `"1"`), or a score (regression, within `label_range`).
+                `class_names`; digits that are no label name are an id, unless a label name is a number: then a
+                string is a name only), an integer id (after subtracting `label_offset`; an integer is always an
+                id, as in datasets' `ClassLabel`), a bool (the label it names, `"True"` / `"false"` in any case, or
+                the id 0 / 1 for the labels `"0"` and `"1"`), or a score (regression, within `label_range`).
 
         Returns:
             `int | float | None`: The class id or score; `None` for "no gold label": `None`, `""`, `-1` (the Hub's

@@ -324,9 +324,14 @@ def _usage(pipeline_tag: str | None, repo_id: str, spec: TaskSpec | None) -> str
         )
     pair = spec is not None and spec.input_format.pair
     example = '{"text": "first sentence", "text_pair": "second sentence"}' if pair else '"A sentence."'
+    # the label kind says what the call needs to answer for it (a multi-label model: every label's score)
+    arguments = spec.labels.pipeline_arguments(spec) if spec is not None else {}
+    answer = spec.labels.pipeline_answer(spec) if spec is not None else None
+    call = f"classifier({example}{''.join(f', {name}={value!r}' for name, value in arguments.items())})"
     return (
         f'classifier = pipeline("text-classification", model="{repo_id}", trust_remote_code=True)\n'
-        f"classifier({example})"
+        + call
+        + (f"  # {answer}" if answer else "")
     )
 
 

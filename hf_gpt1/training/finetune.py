@@ -557,6 +557,8 @@ def _load_splits(
         raw = datasets.DatasetDict({s: rows for s, rows in raw.items() if s not in _eval_split_names(raw)})
     for split, rows in raw.items():
         _check_columns(spec, split, rows, sources[split])
+        if problem := spec.labels.rows_problem(spec, rows, selected_rows(data_args, rows, split)):  # a dry run too
+            raise ValueError(f"{sources[split]}: {problem}")
     if args.do_train and args.eval_strategy != "no" and not _eval_split_names(raw):
         raise ValueError(
             f"--eval_strategy {args.eval_strategy.value} needs validation rows, and there are none: pass "

@@ -62,6 +62,23 @@ def test_multiple_choice_dry_run(capsys, tiny, tmp_path):
     assert "  inputs: at most 64 tokens" in result.stdout
 
 
+def test_a_dry_run_refuses_a_bad_label(capsys, tiny, tmp_path):
+    """The plan parses every label the run reads (the label kind's rule), so a bad label is refused by `--dry_run`
+    as by the run, in the same words; a row past `--max_train_samples` is read by neither."""
+    rows = "".join(f"A b {i}.,C d.,{'entailment' if i % 2 else 'not_entailment'}\n" for i in range(4))
+    train = tmp_path / "t.csv"
+    train.write_text(f"sentence1,sentence2,label\n{rows}A b.,C d.,maybe\n")
+    argv = ["glue", "--task", "rte", "--train_file", str(train), "--model_name_or_path", str(tiny),
+            "--output_dir", str(tmp_path / "run"), "--eval_strategy", "no", "--dry_run", *COMMON]  # fmt: skip
+    result = run_command(capsys, *argv)
+    assert result.code == 2 and not (tmp_path / "run").exists()
+    assert result.error == (
+        f"error: --train_file {train}: Row 4, column 'label': Task 'rte': label 'maybe' is not one of the names "
+        "['entailment', 'not_entailment'] or the integer ids [0, 1]."
+    )
+    assert run_command(capsys, *argv, "--max_train_samples", "4").code == 0
+
+
 def test_pretrain_dry_run_trains_no_tokenizer_and_writes_nothing(capsys, wikitext_slice, tmp_path):
     """`hf-gpt1 pretrain --dry_run` with no tokenizer given: the plan (the corpus's size, the updates and warm-up it
     gives, the evaluation), and no BPE trained or packed windows written in the output folder."""

@@ -66,6 +66,27 @@ def test_local_glue_tsv_loads(task, split_index, split):
         assert dataset.column_names == [*text_columns, "label", "idx"]
         assert dataset.features["label"].names == LABEL_NAMES[task]
         assert set(dataset["label"]) == {0, 1}
+        # each label is the class its field names ("0"/"1" or RTE's names), and reading the stored ids again (as
+        # tokenization does) changes none: a ClassLabel id is an id
+        spec = get_task(task)
+        assert dataset["label"] == [LABEL_NAMES[task].index(value) for value in _label_fields(data_dir, spec, split)]
+        assert [spec.label_to_id(label_id) for label_id in dataset["label"]] == dataset["label"]
+
+
+def _label_fields(data_dir: Path, spec, split: str) -> list[str]:
+    """The label field of every row of a GLUE TSV, as the file writes it (tabs, no quoting, MRPC's BOM)."""
+    import csv
+
+    layout = spec.glue_tsv
+    canonical = split.replace("dev", "validation")
+    path = data_dir / layout.folder / layout.files[canonical]
+    with path.open(encoding="utf-8-sig", newline="") as file:
+        rows = list(csv.reader(file, delimiter="\t", quoting=csv.QUOTE_NONE))
+    column = layout.columns["label"]
+    if canonical in layout.headerless_splits:
+        return [row[column] for row in rows]
+    position = [name.strip() for name in rows[0]].index(column)
+    return [row[position] for row in rows[1:]]
 
 
 def test_local_glue_tsv_content():

@@ -224,5 +224,138 @@ def test_multi_label_scores_and_baseline(topics):
     assert scores["baseline_micro_f1"] == pytest.approx(f1_score(references, constant, average="micro"))
     assert baseline_name(topics) == "majority-per-label"
     assert scores["majority_share"] == 0.25
-    warnings = prediction_warnings(topics, "test", {"majority_share": 1.0, "majority_prediction": 5.0})
+    warnings = prediction_warnings(
+        topics, "test", {"majority_share": 1.0, "majority_prediction": ["sports", "science"]}
+    )
     assert warnings[0].startswith('test: every prediction is \'["sports", "science"]\': the model answers the same')
+
+
+def test_the_majority_prediction_is_the_label_kinds_own_value_for_any_number_of_labels():
+    """An int id for classes, the set's names for multi-label (it was a float, a bit per label: inexact past 53
+    labels), as JSON writes and reads it back, and the warning names it."""
+    import json
+
+    from hf_gpt1.data.metrics import load_metric
+
+    names = tuple(f"tag{i}" for i in range(60))
+    many = TaskSpec(name="many", format="classification", text_columns=("text",), label_names=names,
+                    label_kind="multi_label", metric_config="multi_label", main_metric="micro_f1")  # fmt: skip
+    predictions = np.zeros((4, 60), dtype=np.int64)
+    predictions[:, [0, 59]] = 1  # the same set for every row
+    references = np.zeros((4, 60), dtype=np.float32)
+    references[:, 1] = 1.0
+    scores = score_with_baselines(load_metric(many), many, predictions, references)
+    assert scores["majority_prediction"] == ["tag0", "tag59"] and scores["majority_share"] == 1.0
+    assert json.loads(json.dumps(scores))["majority_prediction"] == ["tag0", "tag59"]
+    assert prediction_warnings(many, "test", scores)[0].startswith('test: every prediction is \'["tag0", "tag59"]\'')
+    wide = TaskSpec(name="wide", format="classification", text_columns=("text",), label_names=names,
+                    metric_config="accuracy", main_metric="accuracy")  # fmt: skip
+    scores = score_with_baselines(_Accuracy(), wide, np.full(4, 59), np.arange(4))
+    assert scores["majority_prediction"] == 59 and type(scores["majority_prediction"]) is int
+    assert prediction_warnings(wide, "test", scores)[0].startswith("test: every prediction is 'tag59'")
+
+
+# ------------------------------------------------------------------------------------------- names that are numbers
+
+STARS = ("1", "2", "5")  # label names that look like integers, each unequal to its id
+
+
+def _numbered(label_kind: str | None = None) -> TaskSpec:
+    multi = label_kind == "multi_label"
+    return TaskSpec(
+        name="stars",
+        format="classification",
+        text_columns=("review",),
+        label_names=STARS,
+        label_kind=label_kind,
+        metric_config="multi_label" if multi else "accuracy",
+        main_metric="micro_f1" if multi else "accuracy",
+    )
+
+
+def test_with_names_that_are_numbers_a_text_is_a_name_and_an_integer_an_id():
+    """datasets' `ClassLabel` rule: a string is a name, an int is an id. A CSV/TSV cell is always text, so "2" is the
+    class named "2" (id 1); a JSON / parquet integer is an id, as a loader's `ClassLabel` column holds it."""
+    stars = _numbered()
+    assert [stars.label_to_id(v) for v in ("1", "2", "5", " 5")] == [0, 1, 2, 2]
+    assert [stars.label_to_id(v) for v in (0, 1, 2, np.int64(2))] == [0, 1, 2, 2]
+    for text in STARS:  # an id read back (a GLUE-layout file's ClassLabel column, parsed again) is the same id
+        assert stars.label_to_id(stars.label_to_id(text)) == stars.label_to_id(text)
+    multi = _numbered("multi_label")
+    assert multi.label_to_id("2, 5") == multi.label_to_id(["2", "5"]) == multi.label_to_id([1, 2]) == [0.0, 1.0, 1.0]
+    assert multi.label_to_id("['5']") == multi.label_to_id("[2]") == [0.0, 0.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ("0", "label '0' is not one of the names ['1', '2', '5']: the label names are numbers, so a text label is "
+         "read as a name, never as an id; fix the row or the task's label_names"),
+        ("3", "label '3' is not one of the names ['1', '2', '5']: the label names are numbers"),
+        (5, "label 5 is not one of the names ['1', '2', '5'] or the integer ids [0, 1, 2]: an integer label is a "
+         "class id (as in datasets' ClassLabel); write the name as text, \"5\""),
+        (7, "label 7 is not one of the names ['1', '2', '5'] or the integer ids [0, 1, 2]"),
+    ],
+)  # fmt: skip
+def test_with_names_that_are_numbers_a_label_is_never_guessed(value, message):
+    for spec in (_numbered(), _numbered("multi_label")):
+        with pytest.raises(ValueError) as err:
+            spec.label_to_id(value)
+        assert message in str(err.value) and "\n" not in str(err.value), str(err.value)
+
+
+def test_names_that_are_any_numbers_are_read_as_names_only():
+    """Ratings "0.5", "1.0", "1.5": a text "1" would be id 1, the rating "1.0" by chance; it is refused instead."""
+    halves = TaskSpec(name="halves", format="classification", text_columns=("review",),
+                      label_names=("0.5", "1.0", "1.5"))  # fmt: skip
+    assert halves.label_to_id("1.0") == 1 and halves.label_to_id(2) == 2
+    with pytest.raises(ValueError, match="label '1' is not one of the names .*: the label names are numbers"):
+        halves.label_to_id("1")
+    sst2 = TASKS["sst2"]  # "0" / "1", whose classes are named too: both said
+    with pytest.raises(ValueError, match=r"label '7' is not one of the names \['0', '1'\] \(or \['negative', 'pos"):
+        sst2.label_to_id("7")
+
+
+def test_every_file_format_reads_labels_by_one_rule(tmp_path):
+    """CSV, TSV and JSONL text cells are names; JSONL integers are ids; a GLUE-layout TSV stores ClassLabel ids that
+    tokenization reads back unchanged: the rule is the label kind's, whatever the file."""
+    from hf_gpt1.data.files import load_task_splits, read_data_file
+    from hf_gpt1.data.tasks import GlueTsvLayout
+
+    stars = _numbered()
+    (tmp_path / "t.csv").write_text("review,label\ngood,2\nbad,1\ngreat,5\n")
+    (tmp_path / "t.tsv").write_text("review\tlabel\ngood\t2\nbad\t1\ngreat\t5\n")
+    (tmp_path / "t.jsonl").write_text('{"review": "good", "label": "2"}\n{"review": "bad", "label": "1"}\n')
+    (tmp_path / "ids.jsonl").write_text('{"review": "good", "label": 1}\n{"review": "bad", "label": 0}\n')
+    for name, expected in (("t.csv", [1, 0, 2]), ("t.tsv", [1, 0, 2]), ("t.jsonl", [1, 0]), ("ids.jsonl", [1, 0])):
+        rows = read_data_file(tmp_path / name, task=stars)
+        assert [stars.label_to_id(v) for v in rows["label"]] == expected, name
+    columns = {"review": "review", "label": "label"}
+    layout = GlueTsvLayout(folder="STARS", files={"train": "train.tsv"}, columns=columns)
+    glue_like = TaskSpec(**{**stars.__dict__, "glue_tsv": layout})
+    (tmp_path / "STARS").mkdir()
+    (tmp_path / "STARS" / "train.tsv").write_text("review\tlabel\ngood\t2\nbad\t1\ngreat\t5\n")
+    rows = load_task_splits(glue_like, data_dir=str(tmp_path))[0]["train"]
+    assert rows["label"] == [1, 0, 2] and [glue_like.label_to_id(v) for v in rows["label"]] == [1, 0, 2]
+
+
+def test_a_multi_label_name_holding_the_separator_is_refused_when_the_task_is_read(tmp_path):
+    """A CSV/TSV field separates a set's names by ',': a name holding one could never be read, so the declaration is
+    refused, naming the label and the fix, before any data is."""
+    from hf_gpt1.data.tasks import task_from_file
+
+    path = tmp_path / "topics.json"
+    path.write_text(
+        '{"name": "topics", "format": "classification", "text_columns": ["text"], "label_kind": "multi_label", '
+        '"label_names": ["sports", "arts, crafts"], "metric_config": "multi_label", "main_metric": "micro_f1"}'
+    )
+    with pytest.raises(ValueError) as err:
+        task_from_file(path)
+    assert str(err.value) == (
+        f"{path}: Task 'topics': label name 'arts, crafts' holds ',', which separates the names of a label set in a "
+        "CSV/TSV field: rename the label without ',' (e.g. 'arts and crafts')."
+    )
+    # one label per row: a name may hold ',' (a CSV field is quoted)
+    assert (
+        TaskSpec(name="t", format="classification", text_columns=("text",), label_names=("a, b", "c")).num_labels == 2
+    )

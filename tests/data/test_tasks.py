@@ -183,7 +183,8 @@ def test_list_fields_must_be_lists(field, tmp_path):
         task_from_file(path)
 
 
-def test_integer_labels_that_are_the_label_names_are_read_as_names(tmp_path, monkeypatch):
+def test_with_names_that_are_numbers_integers_are_ids_and_texts_names(tmp_path, monkeypatch):
+    """datasets' ClassLabel rule (an integer is an id, a text a name), the same for a task read from a file."""
     from hf_gpt1.data import tasks
 
     monkeypatch.setattr(tasks, "TASKS", dict(tasks.TASKS))  # the file registers its task: in copies of the registry
@@ -192,7 +193,9 @@ def test_integer_labels_that_are_the_label_names_are_read_as_names(tmp_path, mon
     path.write_text(json.dumps({"name": "stars", "format": "classification", "text_columns": ["text"],
                                 "label_names": ["1", "2", "3"]}))  # fmt: skip
     spec = task_from_file(path)
-    assert [spec.label_to_id(v) for v in (1, 2, 3, "1", "3")] == [0, 1, 2, 0, 2]
+    assert [spec.label_to_id(v) for v in (0, 1, 2, "1", "3")] == [0, 1, 2, 0, 2]
+    with pytest.raises(ValueError, match=r'an integer label is a class id .*; write the name as text, "3"\.$'):
+        spec.label_to_id(3)
 
 
 @pytest.mark.parametrize(

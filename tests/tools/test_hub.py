@@ -436,3 +436,32 @@ def test_non_finite_metrics_are_written_as_null_and_left_out_of_the_card(finishe
     assert "validation.eval_validation_pearson" in caplog.text and "written as null" in caplog.text
     card = model_card(finished_run, "me/gpt1-rte")
     assert "nan" not in card.lower().replace("financ", ""), card
+
+
+def test_a_multi_label_cards_usage_returns_every_labels_score(runs, tmp_path):
+    """transformers' text-classification pipeline returns the top label only, unless `top_k=None`: a multi-label
+    model's card shows the call that gives every label's sigmoid score, as the label kind says (and the snippet
+    run on the model gives them)."""
+    from hf_gpt1 import TaskSpec
+    from hf_gpt1.data.tasks import task_to_dict
+    from hf_gpt1.training.run_folder import RunFolder
+
+    names = ("sports", "politics", "science")
+    spec = TaskSpec(name="topics", format="classification", text_columns=("text",), label_names=names,
+                    label_kind="multi_label", metric_config="multi_label", main_metric="micro_f1")  # fmt: skip
+    folder = tmp_path / "topics"
+    tokenizer = load_gpt1_tokenizer(runs / "pretrained")
+    build_model(spec, ModelArguments(model_name_or_path=str(runs / "pretrained")), tokenizer).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    RunFolder(folder).write_task(task_to_dict(spec))
+    usage = card_facts(folder, "me/topics")["usage"]
+    assert (
+        usage.splitlines()[0]
+        == 'classifier = pipeline("text-classification", model="me/topics", trust_remote_code=True)'
+    )
+    call = usage.splitlines()[1]
+    assert call.startswith('classifier("A sentence.", top_k=None)  # every label\'s score'), call
+    scores = eval(call.split("  #")[0], {"classifier": pipeline("text-classification", model=str(folder))})
+    assert sorted(score["label"] for score in scores) == sorted(names)
+    # one label per row: the top label, as the pipeline answers by default
+    assert "top_k" not in card_facts(runs / "stsb", "me/gpt1-stsb")["usage"]

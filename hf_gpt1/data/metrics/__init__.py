@@ -60,18 +60,19 @@ def baseline_name(spec: TaskSpec) -> str:
 
 def score_with_baselines(
     metric: evaluate.EvaluationModule, spec: TaskSpec, predictions: np.ndarray, references: np.ndarray
-) -> dict[str, float]:
+) -> dict[str, Any]:
     """The task's metrics of `predictions`; as `baseline_<metric>`, those of one constant predicted for every row (the
     references' most common class, or for regression their mean: [`~hf_gpt1.data.scores.constant_scores`]); and how
-    varied the predictions are (`majority_prediction` and its share, or `prediction_std`)."""
+    varied the predictions are (`majority_prediction` and its share, or `prediction_std`): the scores are floats,
+    `majority_prediction` the label kind's own value (a class id, a set's names), exact in JSON."""
     predictions, references = np.asarray(predictions), np.asarray(references)
     scores = metric.compute(predictions=predictions, references=references)
-    constant, spread = spec.labels.constant(references), spec.labels.spread(predictions)  # the label kind's
+    constant, spread = spec.labels.constant(references), spec.labels.spread(spec, predictions)  # the label kind's
     with warnings.catch_warnings():  # e.g. sklearn's "undefined" warnings for a one-class prediction
         warnings.simplefilter("ignore")
         baseline = constant_scores(list(scores), references, constant)
     baseline = {f"{BASELINE_PREFIX}{name}": float(value) for name, value in baseline.items()}
-    return {**scores, **baseline, **{name: float(value) for name, value in spread.items()}}
+    return {**scores, **baseline, **spread}
 
 
 SPREAD_KEYS = ("majority_prediction", "majority_share", "prediction_std")
@@ -99,7 +100,7 @@ def scores_and_baselines(metrics: dict[str, Any], prefix: str) -> tuple[dict[str
     return scores, baselines
 
 
-def prediction_warnings(spec: TaskSpec, split: str, scores: dict[str, float], prefix: str = "") -> list[str]:
+def prediction_warnings(spec: TaskSpec, split: str, scores: dict[str, Any], prefix: str = "") -> list[str]:
     """Signs that a model learned nothing, from `score_with_baselines`' keys (after `prefix`): one prediction for
     every row, or a main score no better than the constant baseline's."""
     found = []
