@@ -22,7 +22,8 @@ of time is recorded as such and the others still run):
   gives transformers' tokens (greedy; seeded sampling at b8).
 
 `--report DIR...` builds `gpu_check.json` and `gpu_check.md` from stage folders (several calls' results merge).
-`--dry-run`: the same stages at toy sizes on the CPU (what CI runs: the mechanics, not the numbers).
+`--dry-run`: the same stages at toy sizes on the CPU (what CI runs: the mechanics, not the numbers), generation at
+b8 only (b1 runs the same code; tests/test_benchmarks.py decodes at b1 and b2).
 """
 
 from __future__ import annotations
@@ -69,7 +70,8 @@ def stage_commands(dry: bool, work: Path, out: Path) -> dict[str, tuple[list[str
         "bench": (
             [*bench, "--tasks", "finetune,pretrain,generate", *budget]
             + ["--batch-size", "4" if dry else "32", "--pretrain-batch", "2" if dry else "32"]
-            + ["--new-tokens", "4" if dry else "256", "--json", str(out / "bench_raw.json")],
+            + ["--new-tokens", "4" if dry else "256", "--json", str(out / "bench_raw.json")]
+            + (["--gen-batches", "8"] if dry else []),  # dry: b8 alone (b1: test_benchmarks.py)
             200,
         ),
         "bench_compile": (
@@ -97,14 +99,17 @@ def stage_commands(dry: bool, work: Path, out: Path) -> dict[str, tuple[list[str
         "glue": (
             [py, "-m", "hf_gpt1", "glue", "--task", "rte" if dry else "sst2", "--data_dir", str(DATA / "glue")]
             + ["--model_name_or_path", str(work / "gpt1"), "--output_dir", str(work / "glue")]
-            + ["--per_device_train_batch_size", "32", "--max_steps", "12" if dry else "1000", "--do_eval", "false"]
+            # dry: batch 8 (a CPU step of 32 rows through the 40k-token head takes ~3 s: the full tier's time)
+            + ["--per_device_train_batch_size", "8" if dry else "32", "--max_steps", "12" if dry else "1000"]
+            + ["--do_eval", "false"]
             + ["--max_train_samples", "200" if dry else "40000", "--do_predict", "false", *common]
             + ([] if dry else ["--torch_compile", "true"]),  # compiled, as a run past COMPILE_PAYS_OFF_UPDATES is
             150,
         ),
         "generate": (
             [py, "benchmarks/bench_decoding.py", "--model", str(work / "gpt1"), *dry_flag]
-            + (["--batches", "1,8", "--new-tokens", "4", "--repeats", "1"] if dry else ["--split-kv-off"]),
+            # dry: b8 alone, greedy and seeded sampling (b1 decodes by the same code: a second compile for nothing)
+            + (["--batches", "8", "--new-tokens", "4", "--repeats", "1"] if dry else ["--split-kv-off"]),
             300,
         ),
         "tests": (

@@ -67,6 +67,23 @@ def test_every_profiled_case_is_wired_and_the_dry_run_builds_each_kind_of_step(t
     assert {case.split("_")[0] for case in check.DRY_PROFILED} == kinds == {"pretrain", "finetune", "decode"}
 
 
+def test_the_dry_run_decodes_at_b8_alone_and_fine_tunes_at_batch_8(tmp_path):
+    """The dry run's sizes (the full tier's time): decoding at b8 alone, the batch the report's generation targets and
+    the sampling check read (b1 decodes by the same code, and tests/test_benchmarks.py decodes at b1), fine-tuning at
+    batch 8 (a CPU step of 32 rows through the 40k-token head costs ~3 s). The GPU measures b1 and b8, batch 32."""
+    check = gpu_check()
+    dry, gpu = check.stage_commands(True, tmp_path, tmp_path), check.stage_commands(False, tmp_path, tmp_path)
+
+    def value(stage: dict, name: str, flag: str) -> str | None:
+        command = stage[name][0]
+        return command[command.index(flag) + 1] if flag in command else None
+
+    assert value(dry, "generate", "--batches") == "8" and value(gpu, "generate", "--batches") is None  # 1,8
+    assert value(dry, "bench", "--gen-batches") == "8" and value(gpu, "bench", "--gen-batches") is None  # 1,8
+    assert value(dry, "glue", "--per_device_train_batch_size") == "8"
+    assert value(gpu, "glue", "--per_device_train_batch_size") == "32"
+
+
 def test_no_gpu_without_dry_run_is_one_line(capsys):
     assert gpu_check().main([]) == 2
     assert "no CUDA GPU here: run with --dry-run" in capsys.readouterr().err

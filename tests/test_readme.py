@@ -287,9 +287,12 @@ def test_the_performance_command_runs(tmp_path):
 
 
 @pytest.mark.slow  # the full tier (scripts/test.sh --all): as written
-def test_the_reproduction_commands_run(tiny_lm, glue_slice, tmp_path):
+def test_the_reproduction_commands_run(tiny_lm, glue_slice, tmp_path, capsys, monkeypatch):
     """The "Reproducing the paper" block as written, in a folder with `glue_data` and `story_cloze`, each command with
-    a budget in place of its own values (`overridden`: one task, one seed, the tiny model, 48 rows)."""
+    a budget in place of its own values (`overridden`: one task, one seed, the tiny model, 48 rows). Each `hf-gpt1`
+    runs in this process (`hf_gpt1.commands.main`, what the console script calls: the script itself is proved by
+    test_commands.py); the queue's runs are its own processes, as always."""
+    monkeypatch.chdir(tmp_path)
     (tmp_path / "glue_data").symlink_to(glue_slice)
     (tmp_path / "story_cloze").mkdir()
     for name in ("cloze_test_val__spring2016.csv", "cloze_test_test__spring2016.csv"):
@@ -311,11 +314,8 @@ def test_the_reproduction_commands_run(tiny_lm, glue_slice, tmp_path):
             first = argv.index("--devices") + 1
             last = next((i for i in range(first, len(argv)) if argv[i].startswith("--")), len(argv))
             argv[first:last] = ["cpu"]
-        done = subprocess.run(
-            [sys.executable, "-m", "hf_gpt1", *argv], cwd=tmp_path, capture_output=True, text=True,
-            timeout=600,
-        )  # fmt: skip
-        assert done.returncode == 0, f"{command}\n{done.stdout[-2000:]}{done.stderr[-3000:]}"
+        done = run_command(capsys, *argv)
+        assert done.code == 0, f"{command}\n{done.stdout[-2000:]}{done.stderr[-3000:]}"
         printed.append(done.stdout)
     report = (tmp_path / "runs" / "reproduce" / "REPORT.md").read_text()
     assert "| 2 | RTE | full | 56.0 |" in report and "| 5 | RTE (acc) | no_aux_lm | 54.4 |" in report

@@ -3,9 +3,6 @@
 """The paper's zero-shot heuristics (hf_gpt1.tools.zero_shot), each checked on a tiny random LM against a hand
 computation that runs the model on one unpadded sequence at a time."""
 
-import subprocess
-import sys
-
 import datasets
 import numpy as np
 import pytest
@@ -160,23 +157,23 @@ def test_bad_input_is_a_clear_error(lm):
         evaluate_zero_shot(model, tok, "sst2", datasets.Dataset.from_dict({"sentence": ["a film"]}))
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # the full tier (scripts/test.sh --all): the recipe on the real GLUE dev files
 @pytest.mark.parametrize("task", ["sst2", "cola", "wnli"])
-def test_recipe_on_real_glue_dev(lm, tmp_path, task):
+def test_recipe_on_real_glue_dev(lm, tmp_path, task, capsys, monkeypatch):
+    """`python recipes/zero_shot.py ...` run as Python runs a script (`runpy`, in this process: the recipe's process
+    adds only a fresh interpreter's imports, and the console entry points' processes are test_commands.py's)."""
+    from tests.test_recipes import run_script
+
     glue = shared_data("glue")
     model, tok = lm
     model.save_pretrained(tmp_path / "lm")
     tok.save_pretrained(tmp_path / "lm")
     out = tmp_path / "metrics.json"
-    command = [
-        sys.executable,
-        str(REPO_ROOT / "recipes" / "zero_shot.py"),
-        "--model_name_or_path",
-        str(tmp_path / "lm"),
-    ]
+    command = ["--model_name_or_path", str(tmp_path / "lm")]
     command += ["--task", task, "--data_dir", str(glue), "--max_eval_samples", "64", "--output_file", str(out)]
-    result = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT)
-    assert result.returncode == 0, result.stderr[-2000:]
+    monkeypatch.chdir(REPO_ROOT)
+    result = run_script(capsys, monkeypatch, "recipes/zero_shot.py", *command)
+    assert result.code == 0, result.stderr[-2000:]
     import json
 
     metrics = json.loads(out.read_text())
@@ -190,8 +187,11 @@ def test_recipe_on_real_glue_dev(lm, tmp_path, task):
 @pytest.mark.parametrize(
     "flag, fragment", [("--batch_size", "--batch_size 0 must be a positive integer"), ("--max_eval_samples", ">= 1")]
 )
-def test_recipe_refuses_bad_sizes_in_one_line(flag, fragment, tmp_path):
-    command = [sys.executable, str(REPO_ROOT / "recipes" / "zero_shot.py"), "--model_name_or_path", str(tmp_path)]
-    result = subprocess.run([*command, "--task", "sst2", flag, "0"], capture_output=True, text=True, cwd=REPO_ROOT)
-    assert result.returncode == 2 and "Traceback" not in result.stderr
+def test_recipe_refuses_bad_sizes_in_one_line(flag, fragment, tmp_path, capsys, monkeypatch):
+    from tests.test_recipes import run_script
+
+    monkeypatch.chdir(REPO_ROOT)
+    command = ["--model_name_or_path", str(tmp_path), "--task", "sst2", flag, "0"]
+    result = run_script(capsys, monkeypatch, "recipes/zero_shot.py", *command)
+    assert result.code == 2 and "Traceback" not in result.stderr
     assert result.stderr.startswith("error: ") and fragment in result.stderr
