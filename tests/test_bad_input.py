@@ -206,7 +206,7 @@ def test_bad_argument(argv, fragments, capsys, tiny, tmp_path):
     train = _write(tmp_path / "t.csv", GOOD_RTE)
     argv = [*argv] if "--task" in argv else ["--task", "rte", *argv]
     args = [*argv, "--model_name_or_path", tiny, "--output_dir", tmp_path / "out", "--report_to", "none"]
-    args += ["--eval_strategy", "no"]
+    args += ["--eval_strategy", "no", "--per_device_train_batch_size", "2"]  # a run that trains, but for `argv`
     if "--data_dir" not in argv:
         args += ["--train_file", train]
     message = run_command(capsys, "glue", *map(str, args)).error
@@ -247,7 +247,7 @@ def test_output_dir_holding_another_run(tiny, tmp_path):
     out.mkdir()
     (out / RUN_FILE).write_text(json.dumps({"recipe": "pretrain"}))
     data = {"task": "rte", "train_file": _write(tmp_path / "t.csv", GOOD_RTE)}
-    training = {"output_dir": out, "eval_strategy": "no"}
+    training = {"output_dir": out, "eval_strategy": "no", "per_device_train_batch_size": 2}
     (message,) = plan_problems("glue", {"model_name_or_path": tiny}, data, training)
     assert str(out) in message and "another run" in message and "--overwrite_output_dir" in message
     assert json.loads((out / RUN_FILE).read_text()) == {"recipe": "pretrain"}, "the other run must stay untouched"

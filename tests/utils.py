@@ -181,7 +181,7 @@ def glue_error(capsys, tiny: Path, tmp_path: Path, *extra: object, train=None, t
         "--max_steps",
         "1",
         "--per_device_train_batch_size",
-        "2",
+        "1",
         "--save_strategy",
         "no",
         "--eval_strategy",

@@ -63,7 +63,7 @@ from .launch import (
 )
 from .memory import apply_memory_arguments
 from .pinned import PinnedModel, pinned_arguments, pins_record, plan_model_inputs
-from .plans import Problems, output_lines, print_plan, run_lines
+from .plans import Problems, print_plan, run_lines
 from .precision import weights_dtype
 from .results import format_metrics, logged_metrics, print_start, save_results
 from .run_folder import RunFolder, check_output_dir, check_planned_inputs, run_identity
@@ -162,7 +162,7 @@ class FinetunePlan:
         if args.load_best_model_at_end:
             direction = "highest" if args.greater_is_better else "lowest"
             lines.append(f"  keeps the checkpoint of the {direction} {args.metric_for_best_model}")
-        lines += output_lines(args, f" (data {self.data_sha256[:12]})")
+        lines += RunFolder(args.output_dir).plan_lines(args, f" (data {self.data_sha256[:12]})")
         return "\n".join(lines)
 
 
@@ -216,6 +216,8 @@ def plan_finetuning(
             lengths = input_lengths(data_args, config, predict_only=not args.do_train)
             if not (args.do_train or model_args.ignore_head_checks):
                 _check_head(spec, config, model_args)
+            if model_args.transfer_layers is not None:
+                check_transfer_layers(model_args.transfer_layers, config.n_layer)
     problems.raise_any()  # a run that can start: its model's files are pinned (a Hub id's downloaded)
     pins = plan_model_inputs(model_args)
     if hub := pins_record(pins):  # a Hub commit is part of what the run is
@@ -395,11 +397,16 @@ def _metrics_line(spec: TaskSpec, split: str, metrics: dict, rows: int, limit: i
 # ------------------------------------------------------------------------------------------------- model
 
 
+def check_transfer_layers(keep: int, n_layer: int) -> None:
+    """`--transfer_layers` must name a number of the model's blocks."""
+    if not 0 <= keep <= n_layer:
+        raise ValueError(f"--transfer_layers must be in [0, {n_layer}], got {keep}.")
+
+
 def reinitialize_blocks(model: GPT1PreTrainedModel, keep: int) -> None:
     """Keeps the first `keep` transformer blocks and re-draws the others with GPT-1's init (paper Fig. 2, left)."""
     blocks = model.transformer.h
-    if not 0 <= keep <= len(blocks):
-        raise ValueError(f"--transfer_layers must be in [0, {len(blocks)}], got {keep}.")
+    check_transfer_layers(keep, len(blocks))
     std = model.config.initializer_range
     with torch.no_grad():
         for block in blocks[keep:]:

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """What the two plans (`hf_gpt1.training.finetune.FinetunePlan`, `hf_gpt1.training.pretrain.PretrainPlan`) share:
 problems collected and said at once ([`Problems`]), the lines that say the run's schedule and launch
-([`run_lines`]) and where it writes ([`output_lines`]), and `--dry_run` ([`print_plan`]: the plan printed, nothing
-executed or written).
+([`run_lines`]), and `--dry_run` ([`print_plan`]: the plan printed, nothing executed or written). What a run will do to
+its folder, the folder's owner says (`hf_gpt1.training.run_folder.RunFolder.plan_lines`).
 
     problems = Problems()
     with problems.collect():
@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 from transformers.trainer_utils import IntervalStrategy
@@ -24,9 +23,8 @@ from transformers.trainer_utils import IntervalStrategy
 from ..errors import ArgumentProblems
 from .launch import precision_engine
 from .precision import weights_dtype
-from .run_folder import RunFolder
 
-__all__ = ["DRY_RUN_LINE", "Problems", "output_lines", "print_plan", "run_lines"]
+__all__ = ["DRY_RUN_LINE", "Problems", "print_plan", "run_lines"]
 
 DRY_RUN_LINE = "dry run: nothing was written; run the same command without --dry_run to carry the plan out."
 
@@ -115,21 +113,6 @@ def run_lines(args: Any, model_dtype: str | None, updates: int | None, warmup: S
     )
     device = "the CPU" if args.use_cpu else str(args.device)
     lines.append(f"  processes: {max(args.world_size, 1)} on {device}")
-    return lines
-
-
-def output_lines(args: Any, about: str = "") -> list[str]:
-    """The plan's lines for where the run writes (`about`: what to add of it): the folder, and whether the run empties
-    it first, resumes in it (from which checkpoint) or pushes it to the Hub."""
-    folder = Path(args.output_dir)
-    emptied = args.overwrite_output_dir and folder.is_dir() and any(folder.iterdir())
-    emptying = ", emptying what it holds first (--overwrite_output_dir)" if emptied else ""
-    lines = [f"  writes {folder}{about}{emptying}"]
-    if args.resume:
-        checkpoint = RunFolder(folder).resumable_checkpoint()
-        lines.append(f"  resumes from {checkpoint or 'the start (no complete checkpoint yet)'}")
-    if args.push_to_hub:  # transformers' Trainer pushes; its repository is hub_model_id, else the folder's name
-        lines.append(f"  pushes to the Hub as {args.hub_model_id or folder.absolute().name} (--push_to_hub)")
     return lines
 
 

@@ -58,7 +58,7 @@ from .flags import flags_for_inputs, flags_of
 from .launch import machine_by_machine, precision_engine, settle_launch
 from .memory import apply_memory_arguments
 from .pinned import PinnedModel, pinned_arguments, pins_record, plan_model_inputs
-from .plans import Problems, output_lines, print_plan, run_lines
+from .plans import Problems, print_plan, run_lines
 from .precision import weights_dtype
 from .results import logged_metrics, print_start, save_results
 from .run_folder import RunFolder, check_output_dir, check_planned_inputs, check_recorded_digests, run_identity
@@ -134,7 +134,7 @@ class PretrainPlan:
                 f"  tokenizer {tokenizer or 'a BPE trained on the corpus'}; model "
                 f"{self.model_args.model_name_or_path or 'new, from the size arguments'}",
                 *run_lines(args, self.model_args.model_dtype, self.updates, warmup),
-                *output_lines(args),
+                *RunFolder(args.output_dir).plan_lines(args),
             ]
         )
 

@@ -442,6 +442,19 @@ class RunFolder:
         """The newest checkpoint written completely and still intact, or None (newer ones skipped with a warning)."""
         return checkpoints.last_complete_checkpoint(self.path)
 
+    def plan_lines(self, args: Any, about: str = "") -> list[str]:
+        """A plan's lines for what the run of `args` will do here (`about`: what to add of the folder): write it,
+        emptying it first (`--overwrite_output_dir` on a folder holding something), resume in it (from which
+        checkpoint), push it to the Hub."""
+        emptied = args.overwrite_output_dir and self.path.is_dir() and any(self.path.iterdir())
+        emptying = ", emptying what it holds first (--overwrite_output_dir)" if emptied else ""
+        lines = [f"  writes {self.path}{about}{emptying}"]
+        if args.resume:
+            lines.append(f"  resumes from {self.resumable_checkpoint() or 'the start (no complete checkpoint yet)'}")
+        if args.push_to_hub:  # transformers' Trainer pushes; its repository is hub_model_id, else the folder's name
+            lines.append(f"  pushes to the Hub as {args.hub_model_id or self.path.absolute().name} (--push_to_hub)")
+        return lines
+
     def resumable_checkpoint(self) -> str | None:
         """The checkpoint `--resume` would continue from, found without saying anything (what the run reads before it
         resumes: pre-training's BPE); [`resume_checkpoint`] says what it skipped."""

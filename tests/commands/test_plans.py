@@ -69,7 +69,8 @@ def test_a_dry_run_refuses_a_bad_label(capsys, tiny, tmp_path):
     train = tmp_path / "t.csv"
     train.write_text(f"sentence1,sentence2,label\n{rows}A b.,C d.,maybe\n")
     argv = ["glue", "--task", "rte", "--train_file", str(train), "--model_name_or_path", str(tiny),
-            "--output_dir", str(tmp_path / "run"), "--eval_strategy", "no", "--dry_run", *COMMON]  # fmt: skip
+            "--output_dir", str(tmp_path / "run"), "--eval_strategy", "no", "--per_device_train_batch_size", "2",
+            "--dry_run", *COMMON]  # fmt: skip
     result = run_command(capsys, *argv)
     assert result.code == 2 and not (tmp_path / "run").exists()
     assert result.error == (
