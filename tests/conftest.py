@@ -57,12 +57,15 @@ def wikitext_slice(tmp_path_factory) -> dict[str, Path]:
 
 @pytest.fixture(scope="session")
 def tiny_lm(tmp_path_factory, wikitext_slice) -> Path:
-    """A tiny GPT-1 pre-trained by `recipes/pretrain.py`'s code (dropout 0, so fine-tuning runs are reproducible)."""
-    from hf_gpt1.commands.pretrain import main as pretrain_main
+    """A tiny GPT-1 pre-trained by `hf-gpt1 pretrain` (dropout 0, so fine-tuning runs are reproducible); its results
+    are the folder's (`RunFolder(tiny_lm).results()`)."""
+    from hf_gpt1.commands import main
 
     out = tmp_path_factory.mktemp("pretrain") / "run"
-    results = pretrain_main(
+    # the console script's entry point, in this process: a session fixture cannot take capsys (`run_command`)
+    main(
         [
+            "pretrain",
             "--train_files", str(wikitext_slice["train"]),
             "--validation_files", str(wikitext_slice["validation"]),
             "--output_dir", str(out),
@@ -72,7 +75,6 @@ def tiny_lm(tmp_path_factory, wikitext_slice) -> Path:
             *COMMON,
         ]
     )  # fmt: skip
-    out.joinpath("results_in_memory.json").write_text(json.dumps(results, default=str))
     return out
 
 
@@ -149,10 +151,11 @@ def pytest_runtest_makereport(item, call):
 @pytest.fixture(scope="session")
 def rte_model(tiny_lm, glue_slice, tmp_path_factory) -> Path:
     """An RTE model fine-tuned by the recipe (one epoch on the GLUE slice), once per session: copy it to change it."""
-    from hf_gpt1.commands.glue import main as glue_main
+    from hf_gpt1.commands import main
 
     out = tmp_path_factory.mktemp("rte") / "model"
-    glue_main(glue_args("rte", tiny_lm, glue_slice, out, "--do_predict", "false", "--save_strategy", "no"))
+    # the console script's entry point, in this process: a session fixture cannot take capsys (`run_command`)
+    main(["glue", *glue_args("rte", tiny_lm, glue_slice, out, "--do_predict", "false", "--save_strategy", "no")])
     return out
 
 

@@ -3,9 +3,9 @@
 """The bad-input catalogue (docs/BAD_INPUT.md): every case gets one error naming the problem, the offending value /
 column / file / line and the fix, raised before any training step and without a traceback from inside torch.
 
-Recipe cases run in-process through `run_recipe` and `hf_gpt1.commands.main` (exactly what `recipes/*.py` and the
-console script do: an `error: ...` line on stderr and exit status 2). A failed start must also leave the output folder
-unclaimed, which shows the error came before the Trainer (and any training step) existed.
+Recipe cases run in-process through `run_command`, that is `hf_gpt1.commands.main` (exactly what the console script
+does: an `error: ...` line on stderr and exit status 2). A failed start must also leave the output folder unclaimed,
+which shows the error came before the Trainer (and any training step) existed.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import pytest
 import torch
 
 from hf_gpt1 import GPT1ForSequenceClassification, GPT1LMHeadModel
-from hf_gpt1.commands.glue import main as glue_main
 from hf_gpt1.data.transforms import GPT1ClassificationCollator, GPT1SimilarityCollator
 from hf_gpt1.tokenization_gpt1 import train_gpt1_tokenizer
 from hf_gpt1.tools.convert import ConversionError, convert_openai_checkpoint
@@ -162,7 +161,7 @@ def test_glue_tsv_folder_missing(capsys, tiny, tmp_path):
     assert "--data_dir" in message and "nowhere is not a folder" in message
 
 
-def test_extra_columns_are_ignored_and_rows_without_label_are_reported(tiny, tmp_path, caplog):
+def test_extra_columns_are_ignored_and_rows_without_label_are_reported(capsys, tiny, tmp_path, caplog):
     """Not errors: extra columns are dropped, unlabelled rows are dropped with a warning that counts them."""
     path = _write(
         tmp_path / "t.csv", "sentence1,sentence2,label,note\n" + "A b.,C d.,entailment,x\nE f.,G h.,,y\n" * 2
@@ -171,7 +170,7 @@ def test_extra_columns_are_ignored_and_rows_without_label_are_reported(tiny, tmp
     argv += ["--train_file", path, "--max_steps", "1", "--per_device_train_batch_size", "2", "--save_strategy", "no"]
     argv += ["--eval_strategy", "no"]
     with caplog.at_level("WARNING", logger="hf_gpt1.training.finetune"):
-        results = glue_main([str(a) for a in argv])
+        results = run_command(capsys, "glue", *argv).results()
     assert results["train"]["train_samples_per_second"] > 0
     assert "dropped 2 of 4 rows without a gold label" in caplog.text
 

@@ -116,19 +116,18 @@ def test_python_m_of_each_command_module_is_the_command(name, capsys, monkeypatc
     assert capsys.readouterr().out.startswith(f"usage: hf-gpt1 {name}")
 
 
-def test_convert_and_push_parse_as_every_command_does(tmp_path):
+def test_convert_and_push_parse_as_every_command_does(tmp_path, capsys):
     """Exact names (a prefix is refused, the right name suggested), argument files first, checks in one line."""
-    from hf_gpt1.commands.convert import main as convert
-    from hf_gpt1.commands.push import main as push
-
-    with pytest.raises(ValueError, match=r"--n_position \(did you mean --n_positions\?\)"):
-        convert(["--checkpoint_dir", "x", "--output_dir", str(tmp_path / "y"), "--n_position", "8"])
+    error = run_command(
+        capsys, "convert", "--checkpoint_dir", "x", "--output_dir", tmp_path / "y", "--n_position", "8"
+    ).error
+    assert "--n_position (did you mean --n_positions?)" in error, error
     arguments = tmp_path / "convert.yaml"
     arguments.write_text(f"checkpoint_dir: {tmp_path}\noutput_dir: {tmp_path / 'out'}\nencoder_path: e.json\n")
-    with pytest.raises(ValueError, match="--encoder_path and --bpe_path go together"):
-        convert([str(arguments)])
-    with pytest.raises(ValueError, match=r"--privat \(did you mean --private\?\)"):
-        push([str(tmp_path), "me/gpt1", "--privat"])
+    error = run_command(capsys, "convert", arguments).error
+    assert "--encoder_path and --bpe_path go together" in error, error
+    error = run_command(capsys, "push", tmp_path, "me/gpt1", "--privat").error
+    assert "--privat (did you mean --private?)" in error, error
     assert not (tmp_path / "out").exists() and not (tmp_path / "y").exists()
 
 

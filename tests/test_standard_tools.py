@@ -16,7 +16,7 @@ from transformers import Trainer, TrainingArguments
 
 from hf_gpt1 import GPT1ForSequenceClassification, add_gpt1_special_tokens, prepare_dataset, train_gpt1_tokenizer
 from hf_gpt1.data.transforms import segment_lengths
-from tests.utils import SENTENCES, tiny_config_for
+from tests.utils import SENTENCES, run_command, tiny_config_for
 
 
 @pytest.fixture(scope="module")
@@ -157,11 +157,9 @@ def test_an_activation_patch_on_the_embeddings_reaches_the_output(tokenizer):
 
 
 def test_help_shows_only_real_flags_each_with_its_own_text(capsys):
-    from hf_gpt1.commands.glue import main as glue
-
-    with pytest.raises(SystemExit):
-        glue(["--help"])
-    text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+    shown = run_command(capsys, "glue", "--help")
+    assert shown.code == 0, shown.stderr
+    text = " ".join(shown.stdout.split())  # argparse wraps lines
     assert "--task TASK Task name from hf_gpt1.data.tasks" in text and "(required)" in text
     assert "--gradient_checkpointing" not in text and "Deprecated" not in text  # transformers' deprecated alias
     assert "--activation_checkpointing" in text

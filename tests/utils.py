@@ -137,6 +137,7 @@ class CommandResult:
     code: int
     stdout: str
     stderr: str
+    argv: tuple[str, ...] = ()
 
     @property
     def error(self) -> str:
@@ -152,12 +153,35 @@ class CommandResult:
             end += 1
         return "\n".join(lines[starts[0] : end])
 
+    def results(self) -> dict[str, Any]:
+        """What the finished run wrote to its `--output_dir`, read as a user's tools read it: through the run
+        folder's owner (`RunFolder.results`, strict). Asserts the command finished (exit status 0, its stderr shown
+        when not) and that the folder records its results. A method, not a property: it reads the disk."""
+        from hf_gpt1.training.run_folder import RunFolder
 
-def run_command(capsys, *argv: str) -> CommandResult:
+        assert self.code == 0, (self.code, self.stderr[-3000:])
+        results = RunFolder(output_dir_of(self.argv)).results()
+        assert results is not None, f"{output_dir_of(self.argv)} records no results"
+        return results
+
+
+def output_dir_of(argv: Sequence[str]) -> str:
+    """The `--output_dir` of a command line (`--output_dir X`, `--output_dir=X`, or dashed: `--output-dir`)."""
+    for i, word in enumerate(argv):
+        name, equals, value = word.partition("=")
+        if name in ("--output_dir", "--output-dir"):
+            return value if equals else argv[i + 1]
+    raise AssertionError(f"no --output_dir in {list(argv)}")
+
+
+def run_command(capsys, *argv: str | os.PathLike) -> CommandResult:
     """`hf-gpt1 <argv>` in this process, through `hf_gpt1.commands.main` (what the console script calls): its exit
-    status, stdout and stderr, as a subprocess would give them, without a fresh interpreter's seconds of imports."""
+    status, stdout and stderr, as a subprocess would give them, without a fresh interpreter's seconds of imports. The
+    one way the tests drive a command in-process: read `.error` for a refusal, `.results()` for a finished run.
+    Paths are passed as their text, as a shell would."""
     from hf_gpt1.commands import main
 
+    argv = tuple(os.fspath(word) if isinstance(word, os.PathLike) else str(word) for word in argv)
     capsys.readouterr()
     try:
         main(list(argv))
@@ -167,7 +191,7 @@ def run_command(capsys, *argv: str) -> CommandResult:
         if isinstance(stop.code, str):  # sys.exit("message"): Python prints it to stderr
             print(stop.code, file=sys.stderr)
     captured = capsys.readouterr()
-    return CommandResult(code, captured.out, captured.err)
+    return CommandResult(code, captured.out, captured.err, argv)
 
 
 def glue_error(capsys, tiny: Path, tmp_path: Path, *extra: object, train=None, task="rte", model=None) -> str:

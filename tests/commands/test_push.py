@@ -4,15 +4,12 @@
 
 from __future__ import annotations
 
-import pytest
+from tests.utils import run_command
 
 
 def test_a_push_of_an_unfinished_run_is_refused_with_the_resume_hint(finished_run, capsys):
-    from hf_gpt1.commands.command_line import run_recipe
-    from hf_gpt1.commands.push import main as push_main
-
     (finished_run / "all_results.json").unlink()
-    with pytest.raises(SystemExit):
-        run_recipe(lambda: push_main([str(finished_run), "me/gpt1-rte"]))
-    error = capsys.readouterr().err
-    assert "this run did not finish" in error and "--resume" in error and "Unrecognized model" not in error, error
+    refused = run_command(capsys, "push", finished_run, "me/gpt1-rte")
+    error = refused.error
+    assert "this run did not finish" in error and "--resume" in error, error
+    assert "Unrecognized model" not in refused.stderr, refused.stderr

@@ -9,12 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from hf_gpt1.commands.glue import main as glue_main
-from hf_gpt1.commands.pretrain import main as pretrain_main
-from tests.utils import COMMON, _rte_jsonl, _same_size_and_time, _train_loss
+from tests.utils import COMMON, _rte_jsonl, _same_size_and_time, _train_loss, run_command
 
 
-def test_a_train_file_changed_in_place_is_read_anew(tiny, tmp_path):
+def test_a_train_file_changed_in_place_is_read_anew(tiny, tmp_path, capsys):
     first = ["entailment", "not_entailment"] * 8
     flipped = ["not_entailment", "entailment"] * 8  # same length: same size
     data = tmp_path / "train.jsonl"
@@ -27,7 +25,7 @@ def test_a_train_file_changed_in_place_is_read_anew(tiny, tmp_path):
             "--per_device_train_batch_size", "8", "--num_train_epochs", "1", "--logging_steps", "1",
             "--learning_rate", "1e-3", "--max_seq_length", "64", "--seed", "3", *COMMON,
         ]  # fmt: skip
-        return _train_loss(glue_main(argv))
+        return _train_loss(run_command(capsys, "glue", *argv).results())
 
     old = run(data, "first")
     _same_size_and_time(data, _rte_jsonl(flipped))
@@ -36,7 +34,7 @@ def test_a_train_file_changed_in_place_is_read_anew(tiny, tmp_path):
     assert run(data, "second") == run(fresh, "reference") != old
 
 
-def test_a_corpus_changed_in_place_is_read_anew(tiny_lm, tmp_path):
+def test_a_corpus_changed_in_place_is_read_anew(tiny_lm, tmp_path, capsys):
     words = "the cat sat on a mat and ran far away from home".split()
     corpus = tmp_path / "corpus.txt"
     lines = [" ".join(words[(i + j) % len(words)] for j in range(9)) for i in range(300)]
@@ -49,7 +47,7 @@ def test_a_corpus_changed_in_place_is_read_anew(tiny_lm, tmp_path):
             "--per_device_train_batch_size", "4", "--warmup_steps", "0", "--eval_steps", "2", "--save_steps", "2",
             "--seed", "5", *COMMON,
         ]  # fmt: skip
-        return pretrain_main(argv)["validation"]["eval_loss"]
+        return run_command(capsys, "pretrain", *argv).results()["validation"]["eval_loss"]
 
     old = run(corpus, "first")
     _same_size_and_time(corpus, "\n".join(line[::-1] for line in lines) + "\n")

@@ -16,7 +16,6 @@ import datasets
 import numpy as np
 import pytest
 
-from hf_gpt1.commands.pretrain import main as pretrain_main
 from hf_gpt1.data import packing
 from hf_gpt1.data.files import load_corpus
 from hf_gpt1.data.packing import TextCorpus, pack_corpus, pack_windows, stream_corpus, window_collator
@@ -298,12 +297,12 @@ def test_a_corpus_changed_between_the_start_and_the_scan_is_refused(tmp_path, ca
     assert f"--train_files {corpus} changed while this run was reading it" in error, error
 
 
-def test_the_recorded_digest_is_that_of_the_bytes_trained_on(tmp_path, cache):
+def test_the_recorded_digest_is_that_of_the_bytes_trained_on(tmp_path, cache, capsys):
     from hf_gpt1.data.fingerprint import file_digest
 
     corpus = tmp_path / "corpus.txt"
     corpus.write_text(corpus_text(), encoding="utf-8")
-    pretrain_main(pretrain_argv(tmp_path, corpus))
+    run_command(capsys, "pretrain", *pretrain_argv(tmp_path, corpus)).results()
     recorded = json.loads((tmp_path / "run" / RUN_FILE).read_text())["inputs"]["--train_files"]
     assert recorded == {str(corpus): file_digest(corpus)}
 
@@ -331,8 +330,9 @@ def test_a_bpe_sample_that_misses_the_corpus_is_warned_before_training(tmp_path,
     latin.write_text(corpus_text(40), encoding="utf-8")  # ~1.4 kB: the BPE samples its first 1 kB only
     greek.write_text(corpus_text(300, "αβγ δεζ ηθι κλμ νξο πρσ τυφ χψω".split()), encoding="utf-8")
     argv = pretrain_argv(tmp_path, latin, greek, extra=("--bpe_sample_mb", "0.001"))
-    pretrain_main(argv)
-    out = capsys.readouterr().out
+    run = run_command(capsys, "pretrain", *argv)
+    run.results()  # it finished
+    out = run.stdout
     start = out[: out.index("== pretrain")]  # said at the start, before training's summary
     assert "of the training tokens are <unk>" in start and "--bpe_sample_mb" in start, start
 
@@ -340,20 +340,22 @@ def test_a_bpe_sample_that_misses_the_corpus_is_warned_before_training(tmp_path,
 def test_a_bpe_that_covers_the_corpus_warns_nothing(tmp_path, cache, capsys):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text(corpus_text(), encoding="utf-8")
-    pretrain_main(pretrain_argv(tmp_path, corpus))
-    assert "<unk>" not in capsys.readouterr().out
+    run = run_command(capsys, "pretrain", *pretrain_argv(tmp_path, corpus))
+    run.results()  # it finished
+    assert "<unk>" not in run.stdout
 
 
 def test_streaming_writes_nothing_to_the_cache(tmp_path, cache, capsys):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text(corpus_text(), encoding="utf-8")
-    results = pretrain_main(pretrain_argv(tmp_path, corpus, extra=("--streaming", "true")))
+    run = run_command(capsys, "pretrain", *pretrain_argv(tmp_path, corpus, extra=("--streaming", "true")))
+    results = run.results()
     assert results["validation"]["eval_perplexity"] > 1
     # datasets' generator builder leaves an empty lock file; the digests are what the start line says
     files = [p for p in cache.rglob("*") if p.is_file() and not (p.suffix == ".lock" and p.stat().st_size == 0)]
     written = {p.relative_to(cache).parts[:2] for p in files}
     assert written <= {("hf_gpt1", "digests")}, written
-    assert "nothing is written to the datasets cache but the corpus files' digests" in capsys.readouterr().out
+    assert "nothing is written to the datasets cache but the corpus files' digests" in run.stdout
 
 
 def test_a_corpus_csv_that_does_not_parse_is_one_line_naming_it(tmp_path, cache, capsys):

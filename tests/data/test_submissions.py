@@ -8,7 +8,6 @@ import errno
 
 import pytest
 
-from hf_gpt1.commands.glue import main as glue_main
 from hf_gpt1.data.submissions import write_glue_submission, write_predictions
 from hf_gpt1.data.tasks import get_task
 from tests.utils import GLUE_ROWS, Killed, fail_writes_to, predict_args, run_command
@@ -49,14 +48,16 @@ def test_write_predictions_in_the_tasks_own_convention(tmp_path):
 # ------------------------------------------------------------------------------------------------ local files
 
 
-def test_a_kill_while_the_submission_is_written_leaves_no_partial_file(rte_model, glue_slice, tmp_path, monkeypatch):
+def test_a_kill_while_the_submission_is_written_leaves_no_partial_file(
+    rte_model, glue_slice, tmp_path, monkeypatch, capsys
+):
     out = tmp_path / "predict"
     fail_writes_to(monkeypatch, "RTE.tsv", Killed())
-    with pytest.raises(Killed):
-        glue_main(predict_args(rte_model, glue_slice, out))
+    with pytest.raises(Killed):  # a kill, not a refusal: it leaves the command as raised
+        run_command(capsys, "glue", *predict_args(rte_model, glue_slice, out))
     assert not (out / "RTE.tsv").exists()  # the old file or the whole new one: here there was none
     monkeypatch.undo()
-    glue_main(predict_args(rte_model, glue_slice, out, "--resume"))  # the same command completes it
+    run_command(capsys, "glue", *predict_args(rte_model, glue_slice, out, "--resume")).results()  # completes it
     rows = (out / "RTE.tsv").read_text().splitlines()
     assert rows[0] == "index\tprediction" and len(rows) == GLUE_ROWS["test"]  # header + every test row
     assert not [p.name for p in out.iterdir() if p.name.startswith(".hf_gpt1-tmp")]

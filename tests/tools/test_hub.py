@@ -287,13 +287,12 @@ def test_the_model_index_claims_a_subset_of_a_split_only_as_that_subset(runs, tm
 
 @pytest.mark.parametrize("limit", [None, 5])
 def test_the_model_index_describes_the_rows_scored_when_a_split_has_an_unlabelled_row(
-    limit, tiny, rte_files, tmp_path
+    limit, tiny, rte_files, tmp_path, capsys
 ):
     """A 6-row validation split whose third row has no label: 5 rows are scored. Without a limit that is every
     labelled row of the split, not `validation[:5]` (which would hold the unlabelled row and leave a labelled one
     out); with `--max_eval_samples 5`, the first 5 rows as chosen, of which 4 are labelled."""
-    from hf_gpt1.commands.glue import main as glue_main
-    from tests.utils import glue_argv
+    from tests.utils import glue_argv, run_command
 
     train, dev = rte_files
     lines = dev.read_text().splitlines(keepends=True)[:7]
@@ -302,7 +301,7 @@ def test_the_model_index_describes_the_rows_scored_when_a_split_has_an_unlabelle
     out = tmp_path / "run"
     extra = ("--max_steps", "1", "--save_strategy", "no", "--do_predict", "false")
     extra += ("--max_eval_samples", str(limit)) if limit else ()
-    glue_main(glue_argv(tiny, train, dev, out, extra=extra))
+    run_command(capsys, "glue", *glue_argv(tiny, train, dev, out, extra=extra)).results()
     (entry,) = card_facts(out, "me/gpt1-rte")["card_data"].eval_results
     if limit is None:
         assert entry.dataset_split == "validation", entry

@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -18,7 +19,6 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from hf_gpt1.commands.glue import main as glue_main
 from hf_gpt1.data.atomic import write_json_atomic
 from hf_gpt1.training.checkpoints import (
     COMPLETE_MARKER,
@@ -32,6 +32,7 @@ from hf_gpt1.training.run_folder import RunFolder, resume_checkpoint
 from tests.utils import (
     COMMON,
     TINY_LM,
+    CommandResult,
     glue_argv,
     run_command,
 )
@@ -207,14 +208,14 @@ def test_a_transposed_tensor_is_named_with_both_shapes(tiny, rte_files, tmp_path
     assert "tensor transformer.h.0.mlp.c_fc.weight has shape (64, 256)" in error and "(256, 64)" in error, error
 
 
-def resumes_from_the_one_before(folder: Path, resume, capsys) -> None:
-    """Zeros half the weights of `folder`'s newest checkpoint, then `resume()`s: the one before it is used, and the
-    damaged one named."""
+def resumes_from_the_one_before(folder: Path, resume: Callable[[], CommandResult]) -> None:
+    """Zeros half the weights of `folder`'s newest checkpoint, then `resume()`s (a command run to the end): the one
+    before it is used, and the damaged one named."""
     steps = sorted(int(p.name.split("-")[1]) for p in folder.glob("checkpoint-*"))
     zero_half_of_the_weights(folder / f"checkpoint-{steps[-1]}" / "model.safetensors")
-    capsys.readouterr()
-    resume()
-    out = capsys.readouterr().out
+    resumed = resume()
+    resumed.results()  # it finished
+    out = resumed.stdout
     assert f"Resuming from {folder / f'checkpoint-{steps[-2]}'}" in out, out
     assert f"warning: checkpoint-{steps[-1]} was not used: model.safetensors is not the file written" in out, out
 
@@ -222,43 +223,39 @@ def resumes_from_the_one_before(folder: Path, resume, capsys) -> None:
 def test_a_fine_tuning_resume_uses_the_checkpoint_before_one_whose_weights_changed(tiny, rte_files, tmp_path, capsys):
     train, dev = rte_files
     argv = glue_argv(tiny, train, dev, tmp_path / "glue", extra=("--do_predict", "false"))
-    glue_main(argv)
-    resumes_from_the_one_before(tmp_path / "glue", lambda: glue_main([*argv, "--resume"]), capsys)
+    run_command(capsys, "glue", *argv).results()
+    resumes_from_the_one_before(tmp_path / "glue", lambda: run_command(capsys, "glue", *argv, "--resume"))
 
 
 @pytest.mark.slow
 def test_a_pretraining_resume_uses_the_checkpoint_before_one_whose_weights_changed(
     tiny_lm, wikitext_slice, tmp_path, capsys
 ):
-    from hf_gpt1.commands.pretrain import main as pretrain_main
-
     run = tmp_path / "pretrain"
     shutil.copytree(tiny_lm, run)  # finished at step 16, with checkpoints at 8 and 16
     argv = ["--train_files", wikitext_slice["train"], "--validation_files", wikitext_slice["validation"]]
     argv += ["--output_dir", run, *TINY_LM, "--dropout", "0", "--max_steps", "16"]
     argv += ["--per_device_train_batch_size", "8", "--warmup_steps", "4", "--eval_steps", "8", "--save_steps", "8"]
     argv += ["--logging_steps", "4", "--seed", "1", "--resume", *COMMON]
-    resumes_from_the_one_before(run, lambda: pretrain_main([str(a) for a in argv]), capsys)
+    resumes_from_the_one_before(run, lambda: run_command(capsys, "pretrain", *argv))
 
 
 @pytest.mark.parametrize("state", ["rng_state.pth", "optimizer.pt"])
 def test_resume_over_a_foreign_pickle_says_what_it_did_not_load(state, tiny, rte_files, tmp_path, capsys):
     import pickle
 
-    from hf_gpt1.commands.glue import main as glue_main
-
     train, dev = rte_files
     out = tmp_path / "run"
     argv = glue_argv(tiny, train, dev, out, extra=("--eval_strategy", "no", "--do_predict", "false",
                                                    "--save_strategy", "steps", "--save_steps", "1"))  # fmt: skip
-    glue_main(argv)
+    run_command(capsys, "glue", *argv).results()
     newest = max(out.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
     original = (newest / state).read_bytes()
     foreign = pickle.dumps(os.system, protocol=2)  # a pickle that would run code, padded to the same size
     (newest / state).write_bytes(foreign + b"\0" * (len(original) - len(foreign)))
-    capsys.readouterr()
-    glue_main([*argv, "--resume"])
-    out_text = capsys.readouterr().out
+    resumed = run_command(capsys, "glue", *argv, "--resume")
+    resumed.results()  # it finished
+    out_text = resumed.stdout
     assert f"warning: {newest.name} was not used: {state} does not load as tensors only" in out_text, out_text
 
 

@@ -22,10 +22,8 @@ from pathlib import Path
 import pytest
 from safetensors.torch import load_file
 
-from hf_gpt1.commands.glue import main as glue_main
-from hf_gpt1.commands.pretrain import main as pretrain_main
 from hf_gpt1.training.checkpoints import COMPLETE_MARKER, last_complete_checkpoint
-from tests.utils import REPO_ROOT, glue_argv
+from tests.utils import REPO_ROOT, glue_argv, run_command
 
 pytestmark = [
     pytest.mark.slow,
@@ -93,7 +91,7 @@ def _max_weight_diff(a: Path, b: Path) -> float:
     return diff
 
 
-def test_pretrain_killed_and_resumed_matches_an_unbroken_run(tmp_path):
+def test_pretrain_killed_and_resumed_matches_an_unbroken_run(tmp_path, capsys):
     corpus = _corpus(tmp_path / "corpus.txt")
     common = ["--train_files", corpus, "--vocab_size", "150", "--n_layer", "2", "--n_embd", "64", "--n_head", "4"]
     common += ["--n_positions", "64", "--max_steps", "12", "--per_device_train_batch_size", "4", "--warmup_steps", "3"]
@@ -104,7 +102,7 @@ def test_pretrain_killed_and_resumed_matches_an_unbroken_run(tmp_path):
     argv = [str(a) for a in [*common, "--output_dir", crashed]]
     _kill_at_checkpoint([sys.executable, str(REPO_ROOT / "recipes" / "pretrain.py"), *argv], crashed, step=4)
     resumed_from = _plant_half_written_checkpoint(crashed)
-    got = pretrain_main([*argv, "--resume"])
+    got = run_command(capsys, "pretrain", *argv, "--resume").results()
     step = int(resumed_from.rsplit("-", 1)[1])
     assert 4 <= step < 12
     # The resumed run kept the BPE the killed process trained (it is not trained again) ...
@@ -113,7 +111,7 @@ def test_pretrain_killed_and_resumed_matches_an_unbroken_run(tmp_path):
     # ... so the unbroken reference run uses that same tokenizer; everything else is identical.
     unbroken = tmp_path / "unbroken"
     reference = [*common, "--output_dir", unbroken, "--tokenizer_name_or_path", resumed_from]
-    expected = pretrain_main([str(a) for a in reference])
+    expected = run_command(capsys, "pretrain", *reference).results()
     _assert_same_losses_after(step, got["log_history"], expected["log_history"])
     assert got["validation"]["eval_loss"] == pytest.approx(expected["validation"]["eval_loss"], rel=1e-6)
     assert _max_weight_diff(unbroken, crashed) < 1e-6
@@ -122,7 +120,7 @@ def test_pretrain_killed_and_resumed_matches_an_unbroken_run(tmp_path):
 def test_glue_killed_and_resumed_matches_an_unbroken_run(tiny, rte_files, tmp_path, capsys):
     train, dev = rte_files
     unbroken = tmp_path / "unbroken"
-    expected = glue_main(glue_argv(tiny, train, dev, unbroken))
+    expected = run_command(capsys, "glue", *glue_argv(tiny, train, dev, unbroken)).results()
 
     crashed = tmp_path / "crashed"
     argv = glue_argv(tiny, train, dev, crashed)
@@ -130,9 +128,9 @@ def test_glue_killed_and_resumed_matches_an_unbroken_run(tiny, rte_files, tmp_pa
     resumed_from = _plant_half_written_checkpoint(crashed)
     # the summary's time is the run's, the killed session's training included
     assert json.loads((Path(resumed_from) / COMPLETE_MARKER).read_text())["elapsed_s"] > 0
-    capsys.readouterr()
-    got = glue_main([*argv, "--resume"])
-    assert re.search(r"== glue rte: done in .+ \(.+ in this session, resumed after .+\) ==", capsys.readouterr().out)
+    resumed = run_command(capsys, "glue", *argv, "--resume")
+    got = resumed.results()
+    assert re.search(r"== glue rte: done in .+ \(.+ in this session, resumed after .+\) ==", resumed.stdout)
 
     assert got["validation"]["eval_validation_accuracy"] == expected["validation"]["eval_validation_accuracy"]
     assert got["validation"]["eval_validation_loss"] == pytest.approx(
@@ -182,7 +180,7 @@ def _start_and_signal(argv: list[str], output_dir: Path, signals: list[int], ste
     return process.returncode, err
 
 
-def test_sigterm_saves_a_checkpoint_says_how_to_resume_and_resume_finishes(tiny, rte_files, tmp_path):
+def test_sigterm_saves_a_checkpoint_says_how_to_resume_and_resume_finishes(tiny, rte_files, tmp_path, capsys):
     import signal
 
     from hf_gpt1.training.checkpoints import last_complete_checkpoint
@@ -199,7 +197,7 @@ def test_sigterm_saves_a_checkpoint_says_how_to_resume_and_resume_finishes(tiny,
     assert last_complete_checkpoint(out) == str(out / f"checkpoint-{step}")  # saved where it stopped
     assert "--resume" in err.splitlines()[-1] and str(out) in err.splitlines()[-1]
     assert not (out / "all_results.json").exists()
-    results = glue_main([*argv, "--resume"])  # the command it printed
+    results = run_command(capsys, "glue", *argv, "--resume").results()  # the command it printed
     assert results["train"]["epoch"] == 60
 
 

@@ -8,23 +8,22 @@ from __future__ import annotations
 import pytest
 from safetensors.torch import load_file
 
-from hf_gpt1.commands.glue import main as glue_main
-from tests.utils import glue_argv
+from tests.utils import glue_argv, run_command
 
 pytestmark = pytest.mark.usefixtures("restore_determinism")
 
 
-def _run(tiny, rte_files, output_dir, seed):
+def _run(capsys, tiny, rte_files, output_dir, seed):
     train, dev = rte_files
     extra = ["--save_strategy", "no", "--num_train_epochs", "1"]
-    results = glue_main(glue_argv(tiny, train, dev, output_dir, seed=seed, extra=extra))
+    results = run_command(capsys, "glue", *glue_argv(tiny, train, dev, output_dir, seed=seed, extra=extra)).results()
     return results, load_file(output_dir / "model.safetensors")
 
 
-def test_same_seed_same_metrics_and_weights(tiny, rte_files, tmp_path):
-    first, weights_1 = _run(tiny, rte_files, tmp_path / "a", seed=5)
-    second, weights_2 = _run(tiny, rte_files, tmp_path / "b", seed=5)
-    other, weights_3 = _run(tiny, rte_files, tmp_path / "c", seed=6)
+def test_same_seed_same_metrics_and_weights(capsys, tiny, rte_files, tmp_path):
+    first, weights_1 = _run(capsys, tiny, rte_files, tmp_path / "a", seed=5)
+    second, weights_2 = _run(capsys, tiny, rte_files, tmp_path / "b", seed=5)
+    other, weights_3 = _run(capsys, tiny, rte_files, tmp_path / "c", seed=6)
     for key in ("eval_validation_loss", "eval_validation_accuracy"):
         assert first["validation"][key] == second["validation"][key], key
     assert first["train"]["train_loss"] == second["train"]["train_loss"]

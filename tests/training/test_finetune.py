@@ -29,8 +29,6 @@ from safetensors.torch import load_file
 from transformers import AutoTokenizer, TrainerCallback, pipeline
 
 from hf_gpt1 import GPT1ForSequenceClassification
-from hf_gpt1.commands.glue import main as glue_main
-from hf_gpt1.commands.multiple_choice import main as multiple_choice_main
 from hf_gpt1.data.tasks import get_task
 from hf_gpt1.data.transforms import rows_to_truncate, segment_lengths
 from hf_gpt1.tokenization_gpt1 import load_gpt1_tokenizer
@@ -59,10 +57,6 @@ METRICS = {
 SUBMISSIONS = {"rte": "RTE.tsv", "stsb": "STS-B.tsv", "cola": "CoLA.tsv"}
 
 
-def glue(argv: list[str]) -> dict:
-    return glue_main(argv)
-
-
 def check_glue_run(task: str, out: Path) -> dict:
     results = json.loads((out / "all_results.json").read_text())
     assert results["task"] == task
@@ -88,9 +82,9 @@ def check_glue_run(task: str, out: Path) -> dict:
 
 
 @pytest.mark.parametrize("task", ["stsb", "cola"])
-def test_glue_recipe(task, tiny_lm, glue_slice, tmp_path):
+def test_glue_recipe(task, tiny_lm, glue_slice, tmp_path, capsys):
     out = tmp_path / task
-    results = glue(glue_args(task, tiny_lm, glue_slice, out))
+    results = run_command(capsys, "glue", *glue_args(task, tiny_lm, glue_slice, out)).results()
     check_glue_run(task, out)
     assert results["task"] == task
     config = json.loads((out / "config.json").read_text())
@@ -133,13 +127,13 @@ def in_order_predictions(model_dir: Path, test_tsv: Path) -> list[tuple[str, flo
     return out
 
 
-def test_test_predictions_are_in_input_order_whatever_the_batching(tiny_lm, tmp_path):
+def test_test_predictions_are_in_input_order_whatever_the_batching(tiny_lm, tmp_path, capsys):
     """Length-grouped training batches (transformers then groups eval batches too) must not reorder the submission:
     row by row it equals an in-order pass of the saved model; GLUE's quoted fields are read as GLUE reads them."""
     folder = rte_folder(tmp_path / "glue", train_rows=64, test_rows=60, quoted=True)
     out = tmp_path / "out"
     extra = ["--train_sampling_strategy", "group_by_length", "--per_device_eval_batch_size", "8"]
-    glue(glue_args("rte", tiny_lm, folder.parent, out, *extra))
+    run_command(capsys, "glue", *glue_args("rte", tiny_lm, folder.parent, out, *extra)).results()
     written = [row.split("\t") for row in (out / "RTE.tsv").read_text().splitlines()[1:]]
     assert [int(index) for index, _ in written] == list(range(60))  # every row, the file's ids, in order
     expected = in_order_predictions(out, folder / "test.tsv")
@@ -148,7 +142,7 @@ def test_test_predictions_are_in_input_order_whatever_the_batching(tiny_lm, tmp_
     assert all(label == want for label, (want, _) in decided)
 
 
-def test_glue_tsv_given_as_files_is_read_like_glue(tiny_lm, tmp_path):
+def test_glue_tsv_given_as_files_is_read_like_glue(tiny_lm, tmp_path, capsys):
     """`--train_file/--validation_file/--test_file` with official TSVs: no CSV quoting (a field may start with `"`),
     the GLUE column names, and exactly one prediction per test line."""
     folder = rte_folder(tmp_path / "glue", train_rows=32, test_rows=12, quoted=True)
@@ -156,11 +150,11 @@ def test_glue_tsv_given_as_files_is_read_like_glue(tiny_lm, tmp_path):
     argv = ["--task", "rte", "--model_name_or_path", str(tiny_lm), "--output_dir", str(out)]
     argv += ["--train_file", str(folder / "train.tsv"), "--validation_file", str(folder / "dev.tsv")]
     argv += ["--test_file", str(folder / "test.tsv"), "--num_train_epochs", "1", "--max_seq_length", "64", *COMMON]
-    glue(argv)
+    run_command(capsys, "glue", *argv).results()
     assert len((out / "RTE.tsv").read_text().splitlines()) == 13
 
 
-def test_rows_longer_than_max_seq_length_are_counted_per_split(tiny_lm, tmp_path, caplog):
+def test_rows_longer_than_max_seq_length_are_counted_per_split(tiny_lm, tmp_path, caplog, capsys):
     """Truncation changes what the model sees: each split says how many of its rows the collator will shorten."""
     folder = rte_folder(tmp_path / "glue", train_rows=24, test_rows=12)
     tokenizer = load_gpt1_tokenizer(str(tiny_lm))
@@ -175,7 +169,7 @@ def test_rows_longer_than_max_seq_length_are_counted_per_split(tiny_lm, tmp_path
     assert 0 < expected["train"] < 24  # the check means something: some rows are cut, some are not
     argv = glue_args("rte", tiny_lm, folder.parent, tmp_path / "out", "--max_seq_length", "48")
     with caplog.at_level("WARNING", logger="hf_gpt1.training.finetune"):
-        glue(argv)
+        run_command(capsys, "glue", *argv).results()
     for name, rows in (("train", 24), ("dev", 40), ("test", 12)):
         message = f"{folder / name}.tsv: {expected[name]} of {rows} rows are longer than 48 tokens"
         assert message in caplog.text, (message, caplog.text)
@@ -204,18 +198,17 @@ def test_rows_to_truncate_counts_what_the_collators_cut():
     assert sum(segment_lengths(pairs, "entailment")).tolist() == [7, 8]
 
 
-def test_prediction_only_run_from_a_folder_without_train_tsv(tiny_lm, tmp_path):
+def test_prediction_only_run_from_a_folder_without_train_tsv(tiny_lm, tmp_path, capsys):
     """A fine-tuned model predicts a GLUE folder that holds dev and test files only (`--do_train false`); a file
     overrides one split of the folder."""
     folder = rte_folder(tmp_path / "glue", train_rows=32, test_rows=20)
     trained = tmp_path / "trained"
-    glue(glue_args("rte", tiny_lm, folder.parent, trained))
+    run_command(capsys, "glue", *glue_args("rte", tiny_lm, folder.parent, trained)).results()
     (folder / "train.tsv").unlink()
     out = tmp_path / "predicted"
-    results = glue(
-        ["--task", "rte", "--model_name_or_path", str(trained), "--data_dir", str(folder.parent)]
-        + ["--output_dir", str(out), "--do_train", "false", "--max_seq_length", "64", *COMMON]
-    )
+    base = ["--task", "rte", "--model_name_or_path", str(trained), "--data_dir", str(folder.parent)]
+    predict = ["--output_dir", str(out), "--do_train", "false", "--max_seq_length", "64", *COMMON]
+    results = run_command(capsys, "glue", *base, *predict).results()
     assert (out / "RTE.tsv").read_text() == (trained / "RTE.tsv").read_text()
     assert results["validation"]["eval_validation_accuracy"] == pytest.approx(
         json.loads((trained / "all_results.json").read_text())["validation"]["eval_validation_accuracy"]
@@ -224,10 +217,8 @@ def test_prediction_only_run_from_a_folder_without_train_tsv(tiny_lm, tmp_path):
     # --test_file replaces the folder's test split: the first 5 rows only
     short = tmp_path / "short.tsv"
     short.write_text("".join((folder / "test.tsv").read_text().splitlines(keepends=True)[:6]))
-    glue(
-        ["--task", "rte", "--model_name_or_path", str(trained), "--data_dir", str(folder.parent)]
-        + ["--test_file", str(short), "--output_dir", str(tmp_path / "p2"), "--do_train", "false", *COMMON]
-    )
+    predict = ["--test_file", str(short), "--output_dir", str(tmp_path / "p2"), "--do_train", "false", *COMMON]
+    run_command(capsys, "glue", *base, *predict).results()
     assert (tmp_path / "p2" / "RTE.tsv").read_text().splitlines() == (out / "RTE.tsv").read_text().splitlines()[:6]
 
 
@@ -261,10 +252,10 @@ def mnli_folder(root: Path) -> Path:
     return root
 
 
-def test_mnli_writes_ax_and_the_ax_task_predicts_with_an_mnli_model(tiny_lm, tmp_path):
+def test_mnli_writes_ax_and_the_ax_task_predicts_with_an_mnli_model(tiny_lm, tmp_path, capsys):
     root = mnli_folder(tmp_path / "glue")
     out = tmp_path / "mnli"
-    results = glue(glue_args("mnli", tiny_lm, root, out))
+    results = run_command(capsys, "glue", *glue_args("mnli", tiny_lm, root, out)).results()
     assert {"validation_matched", "validation_mismatched"} <= set(results)
     for name, rows in (("MNLI-m.tsv", 9), ("MNLI-mm.tsv", 9), ("AX.tsv", 7)):
         lines = (out / name).read_text().splitlines()
@@ -272,7 +263,7 @@ def test_mnli_writes_ax_and_the_ax_task_predicts_with_an_mnli_model(tiny_lm, tmp
         assert {line.split("\t")[1] for line in lines[1:]} <= {"entailment", "neutral", "contradiction"}
     ax = tmp_path / "ax"
     argv = ["--task", "ax", "--model_name_or_path", str(out), "--data_dir", str(root), "--output_dir", str(ax)]
-    glue([*argv, "--do_train", "false", *COMMON])
+    run_command(capsys, "glue", *argv, "--do_train", "false", *COMMON).results()
     assert (ax / "AX.tsv").read_text() == (out / "AX.tsv").read_text()
 
 
@@ -291,9 +282,10 @@ def test_summary_at_the_end_and_validation_evaluated_once(tiny_lm, glue_slice, t
 
     monkeypatch.setattr(GPT1Trainer, "evaluation_loop", counting)
     out = tmp_path / "rte"
-    glue(glue_args("rte", tiny_lm, glue_slice, out))
+    run = run_command(capsys, "glue", *glue_args("rte", tiny_lm, glue_slice, out))
+    run.results()  # it finished
     assert calls.count("eval_validation") == 1 and calls.count("eval_test") == 1  # 1 epoch: 1 evaluation, 1 prediction
-    printed = capsys.readouterr().out
+    printed = run.stdout
     assert (
         "glue rte: 1 process on cpu; weights float32; global batch 16 per device × 1 × 1 accumulation = 16" in printed
     )
@@ -330,8 +322,8 @@ def test_a_model_that_answers_one_class_is_flagged(tiny_lm, glue_slice, tmp_path
     AutoTokenizer.from_pretrained(tiny_lm).save_pretrained(tmp_path / "constant")
     out = tmp_path / "rte"
     argv = glue_args("rte", tmp_path / "constant", glue_slice, out, "--do_train", "false", "--ignore_head_checks")
-    results = glue([*argv, "--max_eval_samples", "20"])
-    printed = capsys.readouterr().out
+    run = run_command(capsys, "glue", *argv, "--max_eval_samples", "20")
+    results, printed = run.results(), run.stdout
     assert "validation (20 rows, the first 20 (--max_eval_samples)): accuracy " in printed
     assert results["evaluated_rows"]["validation"]["rows"] == 20 < results["evaluated_rows"]["validation"]["of"]
     assert "model_preparation_time" not in printed[printed.index("== glue rte") :]  # the summary: a timing, no score
@@ -386,11 +378,7 @@ def mc_args(model: Path, out: Path, *extra: str) -> list[str]:
     ], extra)  # fmt: skip
 
 
-def multiple_choice(argv: list[str]) -> dict:
-    return multiple_choice_main(argv)
-
-
-def test_story_cloze_protocol_reports_test_accuracy_from_the_best_checkpoint(tiny_lm, tmp_path):
+def test_story_cloze_protocol_reports_test_accuracy_from_the_best_checkpoint(tiny_lm, tmp_path, capsys):
     """The paper's protocol: train on the 2016 validation CSV (1,497/374 split), pick the best-validation epoch, and
     report the test CSV's accuracy, with predictions by story id in the CSV's 1/2 convention."""
     val2016, test2016 = tmp_path / "val2016.csv", tmp_path / "test2016.csv"
@@ -398,7 +386,9 @@ def test_story_cloze_protocol_reports_test_accuracy_from_the_best_checkpoint(tin
     write_story_cloze(test2016, 20, 1)
     out = tmp_path / "out"
     argv = ["--task", "story_cloze", "--story_cloze_protocol", "--train_file", str(val2016), "--test_file"]
-    results = multiple_choice([*argv, str(test2016), *mc_args(tiny_lm, out, "--num_train_epochs", "2")])
+    results = run_command(
+        capsys, "multiple-choice", *argv, str(test2016), *mc_args(tiny_lm, out, "--num_train_epochs", "2")
+    ).results()
 
     best = results["best_checkpoint"]
     assert best in {str(out / "checkpoint-6"), str(out / "checkpoint-12")}  # 48 stories / 8 = 6 steps per epoch
@@ -432,27 +422,29 @@ def test_story_cloze_protocol_reports_test_accuracy_from_the_best_checkpoint(tin
         assert str(scores.index(max(scores)) + 1) == p
 
 
-def test_story_cloze_with_own_files(tiny_lm, tmp_path):
+def test_story_cloze_with_own_files(tiny_lm, tmp_path, capsys):
     files = {split: tmp_path / f"{split}.csv" for split in ("train", "validation", "test")}
     for seed, (split, path) in enumerate(files.items()):
         write_story_cloze(path, {"train": 48, "validation": 24, "test": 20}[split], seed)
     out = tmp_path / "out"
     args = mc_args(tiny_lm, out, "--task", "story_cloze", "--segment_cap", "30")
     args += [f"--{split}_file={path}" for split, path in files.items()]
-    results = multiple_choice(args)
+    results = run_command(capsys, "multiple-choice", *args).results()
     assert 0.0 <= results["validation"]["eval_validation_accuracy"] <= 1.0
     assert 0.0 <= results["test"]["eval_test_accuracy"] <= 1.0
     assert len(Path(results["test_predictions"]).read_text().splitlines()) == 21
 
 
-def test_swag_recipe(tiny_lm, tmp_path):
+def test_swag_recipe(tiny_lm, tmp_path, capsys):
     train, validation = tmp_path / "train.csv", tmp_path / "val.csv"
     write_swag(train, 32, 0)
     write_swag(validation, 16, 1)
     out = tmp_path / "out"
-    results = multiple_choice(
-        mc_args(tiny_lm, out, "--task", "swag", "--train_file", str(train), "--validation_file", str(validation))
-    )
+    results = run_command(
+        capsys,
+        "multiple-choice",
+        *mc_args(tiny_lm, out, "--task", "swag", "--train_file", str(train), "--validation_file", str(validation)),
+    ).results()
     assert 0.0 <= results["validation"]["eval_validation_accuracy"] <= 1.0
     assert results["train"]["train_loss"] > 0
 
@@ -475,7 +467,7 @@ class CrashAfterCheckpoint(TrainerCallback):
             raise _Crash(f"killed after checkpoint-{self.step}")
 
 
-def test_resume_after_crash_matches_unbroken_run(tiny_lm, glue_slice, tmp_path, monkeypatch):
+def test_resume_after_crash_matches_unbroken_run(tiny_lm, glue_slice, tmp_path, monkeypatch, capsys):
     """Stopped after checkpoint 4 of 12 (mid-epoch 1 of 2, dropout on), then `--resume`: same metrics and weights."""
     extra = ["--num_train_epochs", "2", "--save_strategy", "steps", "--save_steps", "4", "--eval_strategy", "no"]
     extra += ["--clf_pdrop", "0.1"]
@@ -483,7 +475,7 @@ def test_resume_after_crash_matches_unbroken_run(tiny_lm, glue_slice, tmp_path, 
     def args(out):
         return glue_args("rte", tiny_lm, glue_slice, out, *extra)
 
-    unbroken = glue(args(tmp_path / "unbroken"))
+    unbroken = run_command(capsys, "glue", *args(tmp_path / "unbroken")).results()
 
     out = tmp_path / "crashed"
     crash = CrashAfterCheckpoint(4)
@@ -494,12 +486,12 @@ def test_resume_after_crash_matches_unbroken_run(tiny_lm, glue_slice, tmp_path, 
         self.add_callback(crash)
 
     monkeypatch.setattr(finetune.GPT1Trainer, "__init__", init_with_crash)
-    with pytest.raises(_Crash):
-        glue(args(out))
+    with pytest.raises(_Crash):  # a crash, not a refusal: it leaves the command as raised
+        run_command(capsys, "glue", *args(out))
     monkeypatch.undo()
     assert last_complete_checkpoint(out) == str(out / "checkpoint-4")
     assert not (out / "all_results.json").exists()
-    resumed = glue([*args(out), "--resume", "true"])
+    resumed = run_command(capsys, "glue", *args(out), "--resume", "true").results()
 
     assert resumed["train"]["epoch"] == unbroken["train"]["epoch"] == 2.0
     for key, value in unbroken["validation"].items():
@@ -633,14 +625,14 @@ def test_bad_input_output_dir_of_another_run(capsys, tiny_lm, tmp_path, no_train
     assert "--resume" in err and "different run" in err
 
 
-def test_overwrite_output_dir_is_checked_before_deleting(tiny_lm, tmp_path, no_training):
+def test_overwrite_output_dir_is_checked_before_deleting(tiny_lm, tmp_path, no_training, capsys):
     """With --overwrite_output_dir the folder is replaced; the run then gets as far as training (patched away)."""
     train = write_csv(tmp_path / "train.csv", ["sentence1", "sentence2", "label"], RTE_ROWS)
     foreign = tmp_path / "foreign"
     foreign.mkdir()
     (foreign / "notes.txt").write_text("someone else's")
     with pytest.raises(AssertionError, match="training started"):
-        glue(csv_args(tiny_lm, foreign, train, "--overwrite_output_dir", "true"))
+        run_command(capsys, "glue", *csv_args(tiny_lm, foreign, train, "--overwrite_output_dir", "true"))
     assert not (foreign / "notes.txt").exists() and (foreign / "hf_gpt1_run.json").is_file()
 
 
@@ -683,9 +675,12 @@ def test_bad_input_pretrain_missing_and_empty_files(capsys, tmp_path, no_trainin
 def test_a_run_draws_its_learning_curves_and_reports_to_tensorboard(tiny_lm, glue_slice, tmp_path, capsys):
     pytest.importorskip("tensorboard", reason="tensorboard is not installed (pip install -e '.[tensorboard]')")
     out = tmp_path / "rte"
-    results = glue(
-        glue_args("rte", tiny_lm, glue_slice, out, "--report_to", "tensorboard", "--eval_strategy", "epoch")
+    run = run_command(
+        capsys,
+        "glue",
+        *glue_args("rte", tiny_lm, glue_slice, out, "--report_to", "tensorboard", "--eval_strategy", "epoch"),
     )
+    results = run.results()
     curves = learning_curves(results["log_history"])
     logged = [e for e in results["log_history"] if "clf_loss" in e and "eval_validation_accuracy" not in e]
     assert curves["losses"]["training L2"] == [(e["step"], e["clf_loss"]) for e in logged]
@@ -694,11 +689,11 @@ def test_a_run_draws_its_learning_curves_and_reports_to_tensorboard(tiny_lm, glu
     assert "validation_accuracy" in curves["validation"] and "learning_rate" in curves["learning rate"]
     with Image.open(out / "curves.png") as image:
         assert image.format == "PNG" and image.width == 1500
-    assert f"  learning curves: {out / 'curves.png'}" in capsys.readouterr().out
+    assert f"  learning curves: {out / 'curves.png'}" in run.stdout
     assert list((out / "runs").rglob("events.out.tfevents.*"))  # transformers' TensorBoard callback wrote its events
 
 
-def test_a_task_of_your_own_from_a_task_file(tiny_lm, tmp_path):
+def test_a_task_of_your_own_from_a_task_file(tiny_lm, tmp_path, capsys):
     """`--task boolq.yaml` on rows whose label column is bool (BoolQ's layout): the run trains and scores it, and
     leaves its declaration beside the model, from which a fresh process writes the model card."""
     import subprocess
@@ -720,7 +715,7 @@ def test_a_task_of_your_own_from_a_task_file(tiny_lm, tmp_path):
     argv = ["--task", str(task), "--model_name_or_path", str(tiny_lm), "--train_file", str(data),
             "--validation_file", str(data), "--output_dir", str(out), "--num_train_epochs", "1",
             "--per_device_train_batch_size", "16", "--do_predict", "false", *COMMON]  # fmt: skip
-    results = glue_main(argv)
+    results = run_command(capsys, "glue", *argv).results()
     assert results["task"] == "my_boolq" and 0 <= results["validation"]["eval_validation_accuracy"] <= 1
     assert yaml.safe_load(task.read_text())["name"] == json.loads((out / "task.json").read_text())["name"]
     card = subprocess.run(
@@ -733,7 +728,7 @@ def test_a_task_of_your_own_from_a_task_file(tiny_lm, tmp_path):
 
 
 def test_a_compiled_fine_tuning_run_compiles_a_few_lengths_not_one_per_batch(
-    tiny_lm, glue_slice, tmp_path, monkeypatch
+    tiny_lm, glue_slice, tmp_path, monkeypatch, capsys
 ):
     """Under --torch_compile, batches of real CoLA rows (nearly every batch a new longest row) are padded to multiples
     of 64 tokens: GPT-1's 512 positions give at most 8 shapes, and this 64-position model one, so nothing recompiles
@@ -753,12 +748,12 @@ def test_a_compiled_fine_tuning_run_compiles_a_few_lengths_not_one_per_batch(
     extra += ["no", "--save_strategy", "no", "--do_predict", "false", "--per_device_train_batch_size", "4"]
     args = glue_args("cola", tiny_lm, glue_slice, out, *extra)
     monkeypatch.setattr(GPT1Collator, "__call__", recorded)
-    results = glue(args)
+    results = run_command(capsys, "glue", *args).results()
     assert lengths and set(lengths) == {64}, lengths
     assert results["train"]["steady_state"]["graphs_compiled_after_first_step"] == 0
     assert finetune.compiled_padding(512) == 64 and finetune.compiled_padding(100) is None
     lengths.clear()  # uncompiled: padded to each batch's longest row
-    glue(glue_args("cola", tiny_lm, glue_slice, tmp_path / "eager", *extra[4:]))
+    run_command(capsys, "glue", *glue_args("cola", tiny_lm, glue_slice, tmp_path / "eager", *extra[4:])).results()
     assert len(set(lengths)) > 1, lengths
 
 
@@ -774,7 +769,7 @@ def _copy_without(model: Path, tensor: str, folder: Path) -> Path:
 
 
 def test_a_kill_during_the_final_save_leaves_the_previous_model_and_tokenizer_whole(
-    rte_model, tiny_lm, glue_slice, tmp_path, monkeypatch
+    rte_model, tiny_lm, glue_slice, tmp_path, monkeypatch, capsys
 ):
     import safetensors.torch
     import tokenizers
@@ -783,7 +778,7 @@ def test_a_kill_during_the_final_save_leaves_the_previous_model_and_tokenizer_wh
     out = tmp_path / "run"
     shutil.copytree(rte_model, out)  # a previous complete model of this run stands in the folder
     args = glue_args("rte", tiny_lm, glue_slice, out, "--do_predict", "false", "--save_strategy", "no")
-    glue_main([*args, "--overwrite_output_dir"])
+    run_command(capsys, "glue", *args, "--overwrite_output_dir").results()
     before = {name: (out / name).read_bytes() for name in ("model.safetensors", "tokenizer.json", "config.json")}
 
     real_save = tokenizers.Tokenizer.save
@@ -794,8 +789,8 @@ def test_a_kill_during_the_final_save_leaves_the_previous_model_and_tokenizer_wh
         raise Killed()
 
     monkeypatch.setattr(tokenizers.Tokenizer, "save", dying_tokenizer_save)
-    with pytest.raises(Killed):
-        glue_main([*args, "--resume"])
+    with pytest.raises(Killed):  # a kill, not a refusal: it leaves the command as raised
+        run_command(capsys, "glue", *args, "--resume")
     after = {name: (out / name).read_bytes() for name in before}
     assert after == before
     monkeypatch.undo()
@@ -808,7 +803,7 @@ def test_a_kill_during_the_final_save_leaves_the_previous_model_and_tokenizer_wh
 
     monkeypatch.setattr(transformers.modeling_utils, "safe_save_file", dying_weights)
     with pytest.raises(Killed):
-        glue_main([*args, "--resume"])
+        run_command(capsys, "glue", *args, "--resume")
     assert {name: (out / name).read_bytes() for name in before} == before
 
 
@@ -842,7 +837,7 @@ def test_a_model_of_another_task_is_refused_unless_asked(rte_model, tmp_path, ca
     argv[argv.index("rte")] = "wnli"
     error = run_command(capsys, "glue", *map(str, argv)).error
     assert "was fine-tuned on 'rte', not 'wnli'" in error and "--ignore_head_checks" in error, error
-    glue_main([*argv, "--ignore_head_checks"])  # knowingly
+    run_command(capsys, "glue", *argv, "--ignore_head_checks").results()  # knowingly
     assert len((tmp_path / "out" / "WNLI.tsv").read_text().splitlines()) == 3
 
 
@@ -997,7 +992,7 @@ def test_execute_refuses_inputs_changed_since_the_plan(tiny, glue_slice, tmp_pat
 # ------------------------------------------------------------------------------------------------- multi-label
 
 
-def test_multi_label_classification_from_a_task_file_end_to_end(tiny_lm, tmp_path):
+def test_multi_label_classification_from_a_task_file_end_to_end(tiny_lm, tmp_path, capsys):
     """A multi-label task of one's own (transformers' `problem_type="multi_label_classification"`): label sets from a
     CSV (names separated by ","), a JSONL (lists) and a TSV test file; BCE inside L3, micro and macro F1 with the
     constant baseline, predictions in input order as sets of names, every label's sigmoid score from the stock
@@ -1025,7 +1020,7 @@ def test_multi_label_classification_from_a_task_file_end_to_end(tiny_lm, tmp_pat
             "--validation_file", str(validation), "--test_file", str(test), "--output_dir", str(out),
             "--num_train_epochs", "1", "--per_device_train_batch_size", "8", "--logging_steps", "1",
             *COMMON]  # fmt: skip
-    results = glue(argv)
+    results = run_command(capsys, "glue", *argv).results()
 
     validation_scores = results["validation"]
     for name in ("micro_f1", "macro_f1", "subset_accuracy", "baseline_micro_f1"):

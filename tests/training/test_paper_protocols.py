@@ -9,10 +9,8 @@ import csv
 import json
 from pathlib import Path
 
-from hf_gpt1.commands.glue import main as glue_main
-from hf_gpt1.commands.multiple_choice import main as multiple_choice_main
 from hf_gpt1.formats import multiple_choice
-from tests.utils import COMMON
+from tests.utils import COMMON, run_command
 
 START, DELIM, EXTRACT = 1000, 1001, 1002
 IDS = dict(start_token_id=START, delimiter_token_id=DELIM, extract_token_id=EXTRACT)
@@ -60,9 +58,9 @@ def test_race_from_its_hub_layout(tiny, tmp_path, capsys, caplog):
         "--test_file", str(files["test"]), "--max_seq_length", "64", "--num_train_epochs", "1",
         "--per_device_train_batch_size", "4", *COMMON,
     ]  # fmt: skip
-    results = multiple_choice_main(argv)
-    printed = capsys.readouterr()
-    assert "the end of the article is cut, the question and every answer kept whole" in caplog.text + printed.err
+    run = run_command(capsys, "multiple-choice", *argv)
+    results = run.results()
+    assert "the end of the article is cut, the question and every answer kept whole" in caplog.text + run.stderr
     test = results["test"]
     assert {"eval_test_accuracy", "eval_test_accuracy_middle", "eval_test_accuracy_high"} <= set(test)
     # 6 articles × 2 questions: each subset's accuracy is over its own 6 questions, and they average to the whole
@@ -89,8 +87,8 @@ def test_a_test_split_with_rows_without_gold_label_scores_the_labelled_rows(tiny
         "--train_file", str(paths["train"]), "--validation_file", str(paths["train"]),
         "--test_file", str(paths["test"]), "--num_train_epochs", "1", "--per_device_train_batch_size", "4", *COMMON,
     ]  # fmt: skip
-    results = glue_main(argv)
-    printed = capsys.readouterr().out
+    run = run_command(capsys, "glue", *argv)
+    results, printed = run.results(), run.stdout
     assert "test (5 rows): accuracy" in printed
     assert "7 predictions -> " in printed and "(2 rows without a gold label predicted, not scored)" in printed
     assert results["test"]["eval_test_unscored_rows"] == 2

@@ -11,9 +11,9 @@ import pytest
 import torch
 
 from hf_gpt1 import GPT1LMHeadModel
-from hf_gpt1.commands.glue import main as glue_main
 from hf_gpt1.training.precision import MasterWeightOptimizer, weights_dtype
 from tests.utils import (
+    run_command,
     tiny_config,
 )
 
@@ -117,12 +117,15 @@ def test_a_bf16_checkpoint_is_fine_tuned_and_saved_in_fp32_and_the_start_line_sa
     GPT1LMHeadModel.from_pretrained(tiny, dtype=torch.bfloat16).save_pretrained(bf16)
     train, dev = rte_files
     out = tmp_path / "out"
-    glue_main(glue_argv(bf16, train, dev, out, extra=["--save_strategy", "no"]))
-    assert "; weights float32" in capsys.readouterr().out
+    run = run_command(capsys, "glue", *glue_argv(bf16, train, dev, out, extra=["--save_strategy", "no"]))
+    run.results()  # it finished
+    assert "; weights float32" in run.stdout
     with safe_open(str(out / "model.safetensors"), framework="pt") as saved:
         assert {saved.get_tensor(name).dtype for name in saved.keys()} == {torch.float32}
-    glue_main(glue_argv(bf16, train, dev, tmp_path / "pure", extra=["--save_strategy", "no", "--model_dtype", "auto"]))
-    assert "; weights bfloat16" in capsys.readouterr().out  # asked for: the checkpoint's own dtype
+    pure = glue_argv(bf16, train, dev, tmp_path / "pure", extra=["--save_strategy", "no", "--model_dtype", "auto"])
+    run = run_command(capsys, "glue", *pure)
+    run.results()  # it finished
+    assert "; weights bfloat16" in run.stdout  # asked for: the checkpoint's own dtype
 
 
 def _switched_to_shards(optimizer: torch.optim.Optimizer, model: torch.nn.Module) -> None:

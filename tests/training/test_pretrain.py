@@ -10,7 +10,6 @@ import re
 
 import pytest
 
-from hf_gpt1.commands.pretrain import main as pretrain_main
 from hf_gpt1.training.arguments import PretrainTrainingArguments
 from hf_gpt1.training.checkpoints import COMPLETE_MARKER, last_complete_checkpoint
 from hf_gpt1.training.trainer import PretrainTrainer
@@ -217,8 +216,8 @@ def test_defaults_learn_on_a_short_budget_and_the_start_says_the_plan(capsys, wi
     argv += ["--output_dir", str(out), "--n_layer", "1", "--n_embd", "32", "--n_head", "2", "--n_positions", "32"]
     argv += ["--max_steps", "20", "--per_device_train_batch_size", "8", "--eval_steps", "20", "--save_steps", "20"]
     argv += ["--logging_steps", "1", *COMMON]
-    results = pretrain_main(argv)
-    printed = capsys.readouterr().out
+    run = run_command(capsys, "pretrain", *argv)
+    results, printed = run.results(), run.stdout
     assert "  warm-up: 2 of 20 updates (--warmup_steps 2000, capped at 10% of the run by --warmup_cap 0.1)" in printed
     # scoring is bounded by default, and the start says how much of the held-out text each evaluation reads
     assert re.search(
@@ -251,8 +250,9 @@ def test_a_configuration_that_cannot_learn_is_warned_at_start(argv, warning, cap
     full = overridden(full, ["--n_layer", "1", "--n_embd", "32", "--n_head", "2", "--n_positions", "32",
                              "--max_steps", "20"])  # fmt: skip
     full += ["--per_device_train_batch_size", "8", "--eval_steps", "20", "--save_steps", "20"]
-    pretrain_main(full)
-    printed = capsys.readouterr().out
+    run = run_command(capsys, "pretrain", *full)
+    run.results()  # it finished
+    printed = run.stdout
     start = printed[: printed.index("== pretrain: done")]
     assert warning in start, start
 
@@ -265,8 +265,9 @@ def test_the_start_says_the_planned_tokens_and_then_the_expected_time(capsys, wi
         "--output_dir", str(tmp_path / "run"), *TINY_LM, "--max_steps", "14", "--per_device_train_batch_size", "4",
         "--gradient_accumulation_steps", "2", "--logging_steps", "12", "--eval_steps", "100", *COMMON,
     ]  # fmt: skip
-    pretrain_main(argv)
-    printed = capsys.readouterr().out
+    run = run_command(capsys, "pretrain", *argv)
+    run.results()  # it finished
+    printed = run.stdout
     assert (
         "  planned: 14 updates × 8 windows × 64 tokens = 7,168 tokens (the expected time is printed after 10"
         in printed

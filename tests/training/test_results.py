@@ -10,11 +10,9 @@ import json
 
 import pytest
 
-from hf_gpt1.commands.command_line import run_recipe
-from hf_gpt1.commands.glue import main as glue_main
 from hf_gpt1.data.atomic import TEMP_PREFIX
 from hf_gpt1.training import curves as curves_module
-from tests.utils import fail_writes_to, glue_argv
+from tests.utils import fail_writes_to, glue_argv, run_command
 
 # two updates, each logged (a curve of two points is drawn), no checkpoint, no test split
 SHORT = ("--max_steps", "2", "--save_strategy", "no", "--do_predict", "false")
@@ -35,13 +33,13 @@ def test_a_figure_that_cannot_be_written_is_a_warning_and_the_run_completes(fail
         monkeypatch.setattr(curves_module, "write_figure_atomic", cannot_draw)
     train, dev = rte_files
     out = tmp_path / "out"
-    results = run_recipe(lambda: glue_main(glue_argv(tiny, train, dev, out, extra=SHORT)))
-    printed = capsys.readouterr()
+    run = run_command(capsys, "glue", *glue_argv(tiny, train, dev, out, extra=SHORT))
+    results = run.results()
     assert json.loads((out / "all_results.json").read_text())["task"] == results["task"] == "rte"
     assert not (out / "curves.png").exists() and not list(out.glob(f"{TEMP_PREFIX}*"))
     why = "no space is left on its disk" if failure == "full disk" else "Image size of 500x40000 pixels is too large"
     assert (
         f"  warning: the learning curves were not drawn ({out / 'curves.png'}: {why}); the run is complete, its "
         f"results are in {out / 'all_results.json'}"
-    ) in printed.out, printed.out
-    assert "error" not in printed.err and "--resume" not in printed.out + printed.err
+    ) in run.stdout, run.stdout
+    assert "error" not in run.stderr and "--resume" not in run.stdout + run.stderr

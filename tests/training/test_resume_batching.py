@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from hf_gpt1.commands.pretrain import main as pretrain_main
 from hf_gpt1.training.checkpoints import COMPLETE_MARKER
+from hf_gpt1.training.run_folder import RunFolder
 from tests.utils import COMMON, TINY_LM, run_command
 
 
@@ -46,16 +46,18 @@ def test_a_checkpoint_records_its_batching(tiny_lm):
 
 def test_the_same_global_batch_by_accumulation_resumes_exactly_and_says_so(capsys, tiny_lm, wikitext_slice, tmp_path):
     run = _interrupted_copy(tiny_lm, tmp_path)
-    results = pretrain_main(
-        _argv(wikitext_slice, run, "--per_device_train_batch_size", "4", "--gradient_accumulation_steps", "2")
+    resumed_run = run_command(
+        capsys,
+        "pretrain",
+        *_argv(wikitext_slice, run, "--per_device_train_batch_size", "4", "--gradient_accumulation_steps", "2"),
     )
-    out = capsys.readouterr().out
+    results, out = resumed_run.results(), resumed_run.stdout
     assert (
         "note: checkpoint-8 was trained with 1 process × 8 per device × 1 accumulation = a global batch of 8; this "
         "launch has 1 process × 4 per device × 2 accumulation, the same global batch: the data position is exact "
         "(update 9 reads the windows the run would have read next)." in out
     ), out
-    unbroken = _losses(json.loads((tiny_lm / "results_in_memory.json").read_text())["log_history"])
+    unbroken = _losses(RunFolder(tiny_lm).results()["log_history"])
     resumed = {step: loss for step, loss in _losses(results["log_history"]).items() if step > 8}  # this session's
     assert sorted(resumed) == [12, 16]
     for step in resumed:  # the same windows in each update: equal up to the order of fp32 sums
@@ -85,8 +87,9 @@ def test_another_global_batch_under_a_constant_schedule_says_which_windows_repea
 ):
     run = _interrupted_copy(tiny_lm, tmp_path)
     batch = ["--per_device_train_batch_size", "16", "--lr_scheduler_type", "constant"]
-    pretrain_main(_argv(wikitext_slice, run, *batch))
-    out = capsys.readouterr().out
+    resumed_run = run_command(capsys, "pretrain", *_argv(wikitext_slice, run, *batch))
+    resumed_run.results()  # it finished
+    out = resumed_run.stdout
     assert (
         "note: checkpoint-8 was trained with 1 process × 8 per device × 1 accumulation = a global batch of 8; this "
         "launch has 1 process × 16 per device × 1 accumulation: the global batch changes to 16, and windows 65–128 "
