@@ -11,10 +11,9 @@ import pytest
 import torch
 
 from hf_gpt1 import GPT1LMHeadModel
-from hf_gpt1.commands.convert import main
 from hf_gpt1.modeling_gpt1 import PROJECTION_WEIGHTS
 from hf_gpt1.tools.convert import ConversionError, convert_openai_checkpoint, parameter_names, read_layout
-from tests.utils import shared_data
+from tests.utils import run_command, shared_data
 
 
 def tiny_shapes(n_layer=2, n_embd=64, vocab=50, n_ctx=16, inner=256):
@@ -53,11 +52,13 @@ def test_round_trip_of_tiny_release(tmp_path):
     assert model.lm_head.weight.data_ptr() == model.transformer.tokens_embed.weight.data_ptr()
 
 
-def test_cli_saves_a_loadable_checkpoint(tmp_path):
+def test_cli_saves_a_loadable_checkpoint(tmp_path, capsys):
     (tmp_path / "release").mkdir()
     write_release(tmp_path / "release", tiny_shapes(n_layer=1))
-    main(["--checkpoint_dir", str(tmp_path / "release"), "--output_dir", str(tmp_path / "out"), "--n_positions", "8"])
-    model = GPT1LMHeadModel.from_pretrained(tmp_path / "out")
+    release, out = tmp_path / "release", tmp_path / "out"
+    converted = run_command(capsys, "convert", "--checkpoint_dir", release, "--output_dir", out, "--n_positions", "8")
+    assert converted.code == 0, converted.stderr
+    model = GPT1LMHeadModel.from_pretrained(out)  # what it wrote, as a user loads it
     assert model.config.n_positions == 8 and model.transformer.positions_embed.weight.shape == (8, 64)
     assert model(torch.tensor([[1, 2, 3]])).logits.shape == (1, 3, 54)
 
