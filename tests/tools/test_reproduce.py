@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from hf_gpt1.commands.reproduce import main
+from tests.utils import CommandResult, run_command
 
 GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "reproduce_report.md"
 
@@ -46,6 +46,34 @@ def _run(root: Path, task: str, condition: str, seed: int, **splits: dict[str, f
     return folder
 
 
+def _report(capsys, root: Path, *argv: object) -> dict:
+    """`hf-gpt1 reproduce report <argv>` on the runs in `root`, finished: what it wrote there (`results.json`: the
+    model, the data, the rows and the averages), read as a user's tools read it."""
+    reported = run_command(capsys, "reproduce", "report", *argv)
+    assert reported.code == 0, reported.stderr[-3000:]
+    return json.loads((root / "results.json").read_text())
+
+
+def _packed(capsys, root: Path, *argv: object) -> tuple[dict, str]:
+    """`hf-gpt1 reproduce submit-pack --output_dir root <argv>`, finished: the record it wrote beside the zip
+    (`glue_submission.json`: each file's task, seed and run, and the files not packed), and what it printed."""
+    packing = run_command(capsys, "reproduce", "submit-pack", "--output_dir", root, *argv)
+    assert packing.code == 0, packing.stderr[-3000:]
+    return json.loads((root / "glue_submission.json").read_text()), packing.stdout
+
+
+def _states(plan: CommandResult) -> list[str]:
+    """The runs' states as `hf-gpt1 reproduce plan` prints them, a line a run: `  <state> hf-gpt1 <recipe> ...`."""
+    assert plan.code == 0, plan.stderr[-3000:]
+    return re.findall(r"^  (\S+) +hf-gpt1 (?:glue|multiple-choice) ", plan.stdout, flags=re.MULTILINE)
+
+
+def _said(queue: CommandResult, what: str) -> list[str]:
+    """The runs `hf-gpt1 reproduce run` said `what` of (`running`, `continuing`, `reused`), in the order it said it,
+    as its lines name them: `<task> <condition> seed <s>`."""
+    return re.findall(rf"^\[\d+/\d+\] (\S+ \S+ seed \d+): {what}\b", queue.stdout, flags=re.MULTILINE)
+
+
 @pytest.fixture
 def runs(tmp_path) -> Path:
     root = tmp_path / "reproduce"
@@ -65,7 +93,9 @@ def runs(tmp_path) -> Path:
 
 
 def test_report_rows_follow_the_comparability_rules(runs, capsys):
-    report = main(["report", "--output_dir", str(runs)])
+    reported = run_command(capsys, "reproduce", "report", "--output_dir", runs)
+    assert reported.code == 0, reported.stderr[-3000:]
+    report = json.loads((runs / "results.json").read_text())  # what it wrote, as a user's tools read it
     rows = {(r["table"], r["column"], r["condition"]): r for r in report["rows"]}
     rte = rows[(2, "RTE", "full")]
     assert rte["seeds"] == {"0": 60.0, "1": 62.0, "2": 50.0} and rte["median"] == 60.0 and rte["paper"] == 56.0
@@ -89,13 +119,8 @@ def test_report_rows_follow_the_comparability_rules(runs, capsys):
         "tasks": 8,
     }
     assert averages["no_aux_lm"] == {"paper": 75.0, "ours": None, "test_server": None, "tasks": 1}
-    results = json.loads((runs / "results.json").read_text())
-    assert len(results["rows"]) == len(report["rows"]) and set(results["averages"]) == {
-        "full",
-        "no_pretraining",
-        "no_aux_lm",
-    }
-    assert (runs / "REPORT.md").read_text() == GOLDEN.read_text() and capsys.readouterr().out == GOLDEN.read_text()
+    assert set(averages) == {"full", "no_pretraining", "no_aux_lm"}
+    assert (runs / "REPORT.md").read_text() == GOLDEN.read_text() and reported.stdout == GOLDEN.read_text()
 
 
 @pytest.mark.parametrize("failure", [errno.EROFS, errno.EACCES, errno.EIO])
@@ -111,27 +136,27 @@ def test_report_of_a_read_only_copy_prints_the_table_and_says_what_it_did_not_wr
         raise (PermissionError if failure == errno.EACCES else OSError)(failure, os.strerror(failure), str(path))
 
     monkeypatch.setattr(reproduce_report, "write_json_atomic", refuse)
-    if failure == errno.EIO:  # a failing disk is no read-only copy: the error as it is
-        with pytest.raises(OSError, match="Input/output error"):
-            main(["report", "--output_dir", str(runs)])
+    reported = run_command(capsys, "reproduce", "report", "--output_dir", runs)
+    if failure == errno.EIO:  # a failing disk is no read-only copy: the error as it is, the command's one line
+        assert "Input/output error" in reported.error
         return
-    with pytest.raises(SystemExit) as stopped:
-        main(["report", "--output_dir", str(runs)])
-    out, err = capsys.readouterr()
-    assert stopped.value.code == 1 and out == GOLDEN.read_text()
-    assert f"error: the table above is not saved: results.json and REPORT.md could not be written in {runs}" in err
+    assert reported.code == 1 and reported.stdout == GOLDEN.read_text()
+    assert (
+        f"error: the table above is not saved: results.json and REPORT.md could not be written in {runs}"
+        in reported.stderr
+    )
 
 
 SERVER = {"CoLA": 41.0, "SST-2": 90.5, "MRPC": "81.0/74.2", "STS-B": "80.0/79.1", "QQP": "69.0/88.0",
           "MNLI-m": 80.2, "MNLI-mm": 79.6, "QNLI": 86.0, "RTE": 53.1}  # fmt: skip
 
 
-def test_glue_test_server_scores_fill_the_papers_columns(runs, tmp_path):
+def test_glue_test_server_scores_fill_the_papers_columns(runs, tmp_path, capsys):
     """The leaderboard's cells as the GLUE server shows them: the paper's GLUE columns then compare like for like
     (but QNLI, whose dataset changed), and Table 5's average is taken over the server's numbers."""
     scores = tmp_path / "server.json"
     scores.write_text(json.dumps(SERVER))
-    report = main(["report", "--output_dir", str(runs), "--glue_test_results", str(scores)])
+    report = _report(capsys, runs, "--output_dir", runs, "--glue_test_results", scores)
     rows = {(r["table"], r["column"], r["condition"]): r for r in report["rows"]}
     rte = rows[(2, "RTE", "full")]
     assert rte["test_server"] == 53.1 and rte["like_for_like"] and rte["delta"] == pytest.approx(53.1 - 56.0)
@@ -147,7 +172,7 @@ def test_glue_test_server_scores_fill_the_papers_columns(runs, tmp_path):
     assert report["averages"]["no_aux_lm"]["test_server"] is None
     # one submission per condition
     scores.write_text(json.dumps({"no_aux_lm": {"RTE": 50.0}}))
-    rows = main(["report", "--output_dir", str(runs), "--glue_test_results", str(scores)])["rows"]
+    rows = _report(capsys, runs, "--output_dir", runs, "--glue_test_results", scores)["rows"]
     by_condition = {(r["column"], r["condition"]): r["test_server"] for r in rows if r["table"] == 5}
     assert by_condition[("RTE (acc)", "no_aux_lm")] == 50.0 and by_condition[("RTE (acc)", "full")] is None
 
@@ -160,11 +185,11 @@ def test_glue_test_server_scores_fill_the_papers_columns(runs, tmp_path):
         ([56.0], "give a JSON object of leaderboard columns"),
     ],
 )
-def test_glue_test_results_that_cannot_be_read_are_one_line(runs, tmp_path, content, message):
+def test_glue_test_results_that_cannot_be_read_are_one_line(runs, tmp_path, content, message, capsys):
     scores = tmp_path / "server.json"
     scores.write_text(json.dumps(content))
-    with pytest.raises(ValueError, match=re.escape(message)):
-        main(["report", "--output_dir", str(runs), "--glue_test_results", str(scores)])
+    error = run_command(capsys, "reproduce", "report", "--output_dir", runs, "--glue_test_results", scores).error
+    assert message in error, error
     assert not (runs / "results.json").exists()
 
 
@@ -192,19 +217,16 @@ def test_submit_pack_zips_each_tasks_median_run(glue_slice, tmp_path, capsys):
     for seed, score in ((0, 0.60), (1, 0.55), (2, 0.58)):
         _predicted(root, "rte", seed, score, glue_slice)
     _predicted(root, "stsb", 0, 0.8, glue_slice)
-    with pytest.raises(ValueError, match=r"writes CoLA.tsv, SST-2.tsv.*all 11 files.*--tasks cola sst2 mrpc"):
-        main(["submit-pack", "--output_dir", str(root)])
+    error = run_command(capsys, "reproduce", "submit-pack", "--output_dir", root).error
+    assert re.search(r"writes CoLA.tsv, SST-2.tsv.*all 11 files.*--tasks cola sst2 mrpc", error), error
     assert not (root / "glue_submission.zip").exists()
-    packed = main(["submit-pack", "--output_dir", str(root), "--partial"])
+    packed, printed = _packed(capsys, root, "--partial")
     with zipfile.ZipFile(root / "glue_submission.zip") as archive:
         assert sorted(archive.namelist()) == ["RTE.tsv", "STS-B.tsv"]
         assert archive.read("RTE.tsv").decode().endswith("\tentailment\n")  # seed 2, the median of 0.55, 0.58, 0.60
     assert packed["files"]["RTE.tsv"]["seed"] == 2 and "WNLI.tsv" in packed["missing"]
-    assert json.loads((root / "glue_submission.json").read_text())["files"]["STS-B.tsv"]["task"] == "stsb"
-    assert (
-        main(["submit-pack", "--output_dir", str(root), "--partial", "--seeds", "1"])["files"]["RTE.tsv"]["seed"] == 1
-    )
-    printed = capsys.readouterr().out
+    assert packed["files"]["STS-B.tsv"]["task"] == "stsb"
+    assert _packed(capsys, root, "--partial", "--seeds", "1")[0]["files"]["RTE.tsv"]["seed"] == 1
     assert "glue_submission.zip: 2 files for the GLUE server (gluebenchmark.com); not packed: CoLA.tsv" in printed
 
 
@@ -229,15 +251,15 @@ def _relabelled(lines):
         (lambda lines: ["id\tlabel", *lines[1:]], r"RTE.tsv:1: not a GLUE submission"),
     ],
 )
-def test_submit_pack_refuses_a_file_that_does_not_match_its_test_split(glue_slice, tmp_path, edit, problem):
+def test_submit_pack_refuses_a_file_that_does_not_match_its_test_split(glue_slice, tmp_path, edit, problem, capsys):
     """A prediction file cut in half, reordered, with a label the task has not, or not a submission: the GLUE server
     scores a team at most once a day, so the zip is refused naming the file and line, and not written."""
     root = tmp_path / "reproduce"
     _predicted(root, "rte", 0, 0.6, glue_slice)
     path = root / "rte" / "full" / "seed-0" / "RTE.tsv"
     path.write_text("\n".join(edit(path.read_text().splitlines())) + "\n")
-    with pytest.raises(ValueError, match=problem + ".*run .*seed-0 again"):
-        main(["submit-pack", "--output_dir", str(root), "--partial"])
+    error = run_command(capsys, "reproduce", "submit-pack", "--output_dir", root, "--partial").error
+    assert re.search(problem + ".*run .*seed-0 again", error), error
     assert not (root / "glue_submission.zip").exists()
 
 
@@ -253,9 +275,9 @@ def test_submit_pack_clips_a_regression_heads_scores_to_the_servers_range_and_sa
     lines = path.read_text().splitlines()
     lines[1], lines[2] = lines[1].replace("2.500", "5.412"), lines[2].replace("2.500", "-0.300")
     path.write_text("\n".join(lines) + "\n")
-    record = main(["submit-pack", "--output_dir", str(root), "--partial"])
+    record, printed = _packed(capsys, root, "--partial")
     assert record["files"]["STS-B.tsv"]["clipped_to_label_range"] == 2
-    assert "2 scores outside [0, 5] packed as the nearest bound" in capsys.readouterr().out
+    assert "2 scores outside [0, 5] packed as the nearest bound" in printed
     packed = zipfile.ZipFile(root / "glue_submission.zip").read("STS-B.tsv").decode().splitlines()
     assert packed[1].endswith("\t5.000") and packed[2].endswith("\t0.000") and packed[3].endswith("\t2.500")
 
@@ -266,12 +288,12 @@ def test_submit_pack_clips_a_regression_heads_scores_to_the_servers_range_and_sa
      (["--per_device_train_batch_size", "8", "--gradient_accumulation_steps", "4"], False),
      (["--gradient_accumulation_steps", "4"], False)],
 )  # fmt: skip
-def test_every_run_trains_at_the_papers_batch_of_32(glue_slice, tmp_path, batch, refused):
+def test_every_run_trains_at_the_papers_batch_of_32(glue_slice, tmp_path, batch, refused, capsys):
     argv = ["plan", "--tasks", "rte", "--conditions", "full", "--model_name_or_path", str(tmp_path),
             "--data_dir", str(glue_slice), "--output_dir", str(tmp_path / "out"), *batch]  # fmt: skip
     if refused:
-        with pytest.raises(ValueError, match="is not the paper's batch of 32 examples"):
-            main(argv)
+        error = run_command(capsys, "reproduce", *argv).error
+        assert "is not the paper's batch of 32 examples" in error, error
     else:
         from hf_gpt1.tools.reproduce import batch_flags
 
@@ -279,10 +301,10 @@ def test_every_run_trains_at_the_papers_batch_of_32(glue_slice, tmp_path, batch,
 
 
 def test_report_of_some_tables_and_bad_arguments(runs, capsys):
-    rows = main(["report", "--output_dir", str(runs), "--tables", "3"])["rows"]
+    rows = _report(capsys, runs, "--output_dir", runs, "--tables", "3")["rows"]
     assert {r["table"] for r in rows} == {3} and len(rows) == 4
-    with pytest.raises(ValueError, match="--tables 6: the paper's result tables are 2, 3, 4 and 5"):
-        main(["report", "--output_dir", str(runs), "--tables", "6"])
+    error = run_command(capsys, "reproduce", "report", "--output_dir", runs, "--tables", "6").error
+    assert "--tables 6: the paper's result tables are 2, 3, 4 and 5" in error, error
 
 
 @pytest.mark.slow  # the full tier (scripts/test.sh --all): the queue end to end
@@ -298,21 +320,25 @@ def test_run_executes_the_matrix_then_reuses_it_and_continues_what_is_missing(ti
         "--max_train_samples", "48", "--max_eval_samples", "16", "--num_train_epochs", "1", "--do_predict", "false",
         *COMMON,
     ]  # fmt: skip
-    first = main(argv)
-    assert len(first["ran"]) == 6 and not first["reused"] and not first["failed"], first["failed"]
-    rows = {(r["table"], r["column"]): r for r in first["rows"] if r["condition"] == "full"}
+    first = run_command(capsys, "reproduce", *argv)  # what it did, read from what it printed and wrote
+    assert first.code == 0 and "6 ran, 0 reused, 0 failed, 0 not started" in first.stdout, first.stdout[-3000:]
+    results = json.loads((out / "results.json").read_text())
+    rows = {(r["table"], r["column"]): r for r in results["rows"] if r["condition"] == "full"}
     assert set(rows[(2, "RTE")]["seeds"]) == {"0", "1"} and rows[(4, "STSB (pc)")]["median"] is not None
-    assert "| 2 | RTE | full | 56.0 |" in capsys.readouterr().out
-    plan = main(["plan", *argv[1:]])
-    assert plan["states"] == ["done"] * 6
-    assert main(argv)["reused"] == first["ran"]
+    assert "| 2 | RTE | full | 56.0 |" in first.stdout
+    assert _states(run_command(capsys, "reproduce", "plan", *argv[1:])) == ["done"] * 6
+    reused = run_command(capsys, "reproduce", *argv)
+    assert reused.code == 0 and "0 ran, 6 reused, 0 failed" in reused.stdout, reused.stdout[-3000:]
+    assert _said(reused, "reused") == _said(first, "running")
     (out / "cola" / "full" / "seed-1" / "all_results.json").unlink()  # as if stopped before it finished
-    again = main(argv)
-    assert again["ran"] == [str(out / "cola" / "full" / "seed-1")] and len(again["reused"]) == 5
+    again = run_command(capsys, "reproduce", *argv)
+    assert again.code == 0 and "1 ran, 5 reused, 0 failed" in again.stdout, again.stdout[-3000:]
+    started = re.findall(r": (?:running|continuing) -> (.+)$", again.stdout, flags=re.MULTILINE)
+    assert started == [str(out / "cola" / "full" / "seed-1")]
     assert "Resuming from" in (out / "cola" / "full" / "seed-1.log").read_text()
 
 
-def test_a_run_folder_of_other_arguments_is_reported_and_the_queue_goes_on(tiny_lm, glue_slice, tmp_path):
+def test_a_run_folder_of_other_arguments_is_reported_and_the_queue_goes_on(tiny_lm, glue_slice, tmp_path, capsys):
     """Two workers on the CPU (`--devices cpu cpu`): one finds a folder of other arguments, the other runs."""
     from tests.utils import COMMON
 
@@ -327,25 +353,26 @@ def test_a_run_folder_of_other_arguments_is_reported_and_the_queue_goes_on(tiny_
         "--devices", "cpu", "cpu",
         "--max_eval_samples", "16", "--num_train_epochs", "1", "--do_predict", "false", *COMMON,
     ]  # fmt: skip
-    with pytest.raises(SystemExit) as stopped:  # a run not done: the command fails, after the others ran
-        main(argv)
-    assert stopped.value.code == 1
+    # a run not done: the command fails, after the others ran
+    assert run_command(capsys, "reproduce", *argv).code == 1
     failed = json.loads((out / "failures.json").read_text())
     assert [f["folder"] for f in failed] == [str(taken)] and "holds a run with other" in failed[0]["error"]
     assert (out / "rte" / "full" / "seed-1" / "all_results.json").is_file()
 
 
 def test_story_cloze_without_its_files_is_one_line_before_any_run(tmp_path, capsys):
-    with pytest.raises(ValueError, match="story_cloze has no Hub copy with its columns: pass --story_cloze_dir"):
-        main(["plan", "--tables", "3", "--output_dir", str(tmp_path)])
+    error = run_command(capsys, "reproduce", "plan", "--tables", "3", "--output_dir", tmp_path).error
+    assert "story_cloze has no Hub copy with its columns: pass --story_cloze_dir" in error, error
     (tmp_path / "sc").mkdir()
     (tmp_path / "sc" / "cloze_test_val__spring2016.csv").write_text("InputStoryid\n")
-    with pytest.raises(ValueError, match="--story_cloze_dir .*sc has no cloze_test_test__spring2016.csv: put the two"):
-        main(["plan", "--tables", "3", "--story_cloze_dir", str(tmp_path / "sc"), "--output_dir", str(tmp_path)])
+    error = run_command(
+        capsys, "reproduce", "plan", "--tables", "3", "--story_cloze_dir", tmp_path / "sc", "--output_dir", tmp_path
+    ).error
+    assert re.search("--story_cloze_dir .*sc has no cloze_test_test__spring2016.csv: put the two", error), error
 
 
 @pytest.mark.slow  # the full tier (scripts/test.sh --all): a signal to a real queue
-def test_ctrl_c_stops_the_queue_and_the_same_command_continues(tiny_lm, glue_slice, tmp_path):
+def test_ctrl_c_stops_the_queue_and_the_same_command_continues(tiny_lm, glue_slice, tmp_path, capsys):
     """SIGINT to the driver (Ctrl-C, `kill -INT`) reaches its current run through the driver: the run checkpoints and
     stops within seconds, the queue stops, and the same command then continues the interrupted run."""
     import os
@@ -382,14 +409,13 @@ def test_ctrl_c_stops_the_queue_and_the_same_command_continues(tiny_lm, glue_sli
     assert driver.returncode != 0 and "[1/2] rte full seed 0: stopped" in printed
     assert "stopped; the same command continues where the queue stopped" in printed
     assert not (out / "rte" / "full" / "seed-1").exists()  # the queue stopped
-    assert main(["plan", *argv[2:]])["states"] == ["partial", "new"]
+    assert _states(run_command(capsys, "reproduce", "plan", *argv[2:])) == ["partial", "new"]
 
 
-def test_a_glue_task_missing_from_data_dir_is_one_line_before_any_run(glue_slice, tmp_path):
-    with pytest.raises(
-        ValueError, match=r"--data_dir .* has no MRPC/train.tsv: add the task's GLUE files, or drop mrpc"
-    ):
-        main(["run", "--tasks", "rte", "mrpc", "--data_dir", str(glue_slice), "--output_dir", str(tmp_path / "out")])
+def test_a_glue_task_missing_from_data_dir_is_one_line_before_any_run(glue_slice, tmp_path, capsys):
+    argv = ["run", "--tasks", "rte", "mrpc", "--data_dir", glue_slice, "--output_dir", tmp_path / "out"]
+    error = run_command(capsys, "reproduce", *argv).error
+    assert re.search(r"--data_dir .* has no MRPC/train.tsv: add the task's GLUE files, or drop mrpc", error), error
     assert not (tmp_path / "out").exists()
 
 
@@ -573,20 +599,21 @@ def test_reproduce_reads_an_argument_file_as_every_command_does(runs, tmp_path, 
     override them; names are exact (no prefix stands for a name)."""
     arguments = tmp_path / "reproduce.yaml"
     arguments.write_text(f"output_dir: {runs}\ntables: [2, 3]\n")
-    assert {r["table"] for r in main(["report", str(arguments)])["rows"]} == {2, 3}
-    assert {r["table"] for r in main(["report", str(arguments), "--tables", "3"])["rows"]} == {3}
-    with pytest.raises(ValueError, match=r"Unknown argument\(s\) .*--output \(did you mean --output_dir\?\)"):
-        main(["report", "--output", str(runs)])  # a prefix of --output_dir is not --output_dir
-    with pytest.raises(ValueError, match="--seed is set for each run by reproduce: choose the seeds with --seeds"):
-        main(["plan", "--tasks", "rte", "--seed", "3", "--output_dir", str(tmp_path / "out")])  # every run's seed
+    assert {r["table"] for r in _report(capsys, runs, arguments)["rows"]} == {2, 3}
+    assert {r["table"] for r in _report(capsys, runs, arguments, "--tables", "3")["rows"]} == {3}
+    error = run_command(capsys, "reproduce", "report", "--output", runs).error  # a prefix of --output_dir is not it
+    assert re.search(r"Unknown argument\(s\) .*--output \(did you mean --output_dir\?\)", error), error
+    out = tmp_path / "out"
+    seeded = run_command(capsys, "reproduce", "plan", "--tasks", "rte", "--seed", "3", "--output_dir", out)
+    assert "--seed is set for each run by reproduce: choose the seeds with --seeds" in seeded.error  # every run's seed
 
 
 def _value_refused(capsys, argv: list[str]) -> str:
-    """The parser's refusal of a value (argparse's exit status 2): its error line."""
-    with pytest.raises(SystemExit) as done:
-        main(argv)
-    assert done.value.code == 2
-    return capsys.readouterr().err.splitlines()[-1]
+    """`hf-gpt1 reproduce <argv>` refused by the parser for a value (argparse's exit status 2): its error line, the
+    last of its usage message (argparse's `<prog>: error: ...`, which [`CommandResult.error`] does not read)."""
+    refused = run_command(capsys, "reproduce", *argv)
+    assert refused.code == 2, refused.stderr[-3000:]
+    return refused.stderr.splitlines()[-1]
 
 
 def test_a_comma_list_in_an_argument_file_is_refused_as_on_the_command_line(tmp_path, capsys):
@@ -602,16 +629,16 @@ def test_a_comma_list_in_an_argument_file_is_refused_as_on_the_command_line(tmp_
 def test_reproduce_lists_are_lists_and_the_comma_form_is_refused(runs, tmp_path, capsys):
     """`--tables 2 3` (a list, as every command's lists); `--tables 2,3` (which warned until 0.6.0) is the wrong
     value it is; each action takes only its own arguments."""
-    assert {r["table"] for r in main(["report", "--output_dir", str(runs), "--tables", "2", "3"])["rows"]} == {2, 3}
+    assert {r["table"] for r in _report(capsys, runs, "--output_dir", runs, "--tables", "2", "3")["rows"]} == {2, 3}
     error = _value_refused(capsys, ["report", "--output_dir", str(runs), "--tables", "2,3"])
     assert error.endswith("error: argument --tables: invalid int value: '2,3'"), error
     arguments = tmp_path / "old.yaml"
     arguments.write_text(f"output_dir: {runs}\ntables: '3'\n")
-    assert {r["table"] for r in main(["report", str(arguments)])["rows"]} == {3}
-    with pytest.raises(ValueError, match=r"Unknown argument\(s\) .*--partial"):
-        main(["report", "--output_dir", str(runs), "--partial"])  # submit-pack's
-    with pytest.raises(ValueError, match="unknown action 'reprot'; the actions are plan, prefetch, run, report"):
-        main(["reprot", "--output_dir", str(runs)])
+    assert {r["table"] for r in _report(capsys, runs, arguments)["rows"]} == {3}
+    error = run_command(capsys, "reproduce", "report", "--output_dir", runs, "--partial").error  # submit-pack's
+    assert re.search(r"Unknown argument\(s\) .*--partial", error), error
+    error = run_command(capsys, "reproduce", "reprot", "--output_dir", runs).error
+    assert "unknown action 'reprot'; the actions are plan, prefetch, run, report" in error, error
 
 
 def _planned(tmp_path: Path):
@@ -665,16 +692,15 @@ def test_an_attempt_that_left_nothing_to_continue_is_restarted(tmp_path, capsys)
         ),
     ],
 )
-def test_queue_arguments_are_checked_before_any_run(argv, problem, tmp_path):
-    with pytest.raises(ValueError) as refused:
-        main(["run", "--output_dir", str(tmp_path / "out"), *argv])
-    assert problem in str(refused.value)
+def test_queue_arguments_are_checked_before_any_run(argv, problem, tmp_path, capsys):
+    error = run_command(capsys, "reproduce", "run", "--output_dir", tmp_path / "out", *argv).error
+    assert problem in error, error
     assert not (tmp_path / "out").exists()
 
 
-def test_a_misspelt_argument_file_is_refused(tmp_path):
-    with pytest.raises(FileNotFoundError, match=r"reproduce.yml does not exist"):
-        main(["run", str(tmp_path / "reproduce.yml"), "--output_dir", str(tmp_path / "out")])
+def test_a_misspelt_argument_file_is_refused(tmp_path, capsys):
+    error = run_command(capsys, "reproduce", "run", tmp_path / "reproduce.yml", "--output_dir", tmp_path / "out").error
+    assert "reproduce.yml does not exist" in error, error
 
 
 def test_a_second_driver_on_the_same_folder_is_refused(tmp_path):
@@ -703,7 +729,7 @@ def test_a_run_that_breaks_the_queue_is_a_failure_not_silence(tmp_path, monkeypa
 # ----------------------------------------------------------------------------------------- a row's evidence
 
 
-def test_each_row_counts_only_the_runs_of_its_plan_and_says_why_not(tmp_path):
+def test_each_row_counts_only_the_runs_of_its_plan_and_says_why_not(tmp_path, capsys):
     """Runs that are not what the row says are listed as excluded with the reason, never averaged: a dev file
     corrected after the run, another version of the rows, other arguments (1 epoch against 2), another model commit,
     a seed killed before it finished. A row short of its planned seeds is incomplete and gets no Δ."""
@@ -728,7 +754,7 @@ def test_each_row_counts_only_the_runs_of_its_plan_and_says_why_not(tmp_path):
         record_path.write_text(json.dumps(record))
     (root / "snli" / "full" / "seed-5" / "all_results.json").unlink()  # killed (out of memory) before it finished
     dev.write_text("the dev file, corrected\n")
-    report = main(["report", "--output_dir", str(root), "--tables", "2"])
+    report = _report(capsys, root, "--output_dir", root, "--tables", "2")
     snli = next(r for r in report["rows"] if r["task"] == "snli")
     assert snli["seeds"] == {"0": 80.0} and snli["planned_seeds"] == 6 and not snli["complete"]
     assert snli["delta"] is None and not snli["like_for_like"] and snli["note"] == "incomplete: 1 of 6 seeds"
@@ -741,8 +767,7 @@ def test_each_row_counts_only_the_runs_of_its_plan_and_says_why_not(tmp_path):
     text = (root / "REPORT.md").read_text()
     assert "Model: openai-community/openai-gpt@0123abc. Data (SHA-256 of each task's rows): snli dddddddddddd" in text
     assert "| 80.0 (1 of 6) |" in text and "- snli full seed 5: not finished (no all_results.json)" in text
-    results = json.loads((root / "results.json").read_text())
-    assert results["model"] == MODEL and results["data"] == {"snli": DATA}
+    assert report["model"] == MODEL and report["data"] == {"snli": DATA}
 
 
 def _smoke_run(root: Path, task: str, **splits: dict[str, float]) -> None:
@@ -755,34 +780,34 @@ def _smoke_run(root: Path, task: str, **splits: dict[str, float]) -> None:
     record_path.write_text(json.dumps({**json.loads(record_path.read_text()), "argv": plan["runs"][0]["argv"]}))
 
 
-def test_a_smoke_run_is_incomplete_and_gets_no_delta(tmp_path):
+def test_a_smoke_run_is_incomplete_and_gets_no_delta(tmp_path, capsys):
     """--max_train_samples on the real test split: the row says so, with no Δ against the paper's number."""
     root = tmp_path / "reproduce"
     _smoke_run(root, "snli", test={"accuracy": 0.5})
-    snli = next(r for r in main(["report", "--output_dir", str(root), "--tables", "2"])["rows"] if r["task"] == "snli")
+    snli = next(r for r in _report(capsys, root, "--output_dir", root, "--tables", "2")["rows"] if r["task"] == "snli")
     assert snli["seeds"] == {"0": 50.0} and not snli["complete"] and snli["delta"] is None
     assert snli["note"] == "incomplete: smoke budget (--max_train_samples 48)"
 
 
-def test_a_smoke_row_scored_by_the_glue_server_gets_no_delta_either(tmp_path):
+def test_a_smoke_row_scored_by_the_glue_server_gets_no_delta_either(tmp_path, capsys):
     """The server's number for a smoke run's predictions follows the same rule as ours: an incomplete row gets no Δ
     and is not like for like, and Table 5's server average counts only complete rows."""
     root = tmp_path / "reproduce"
     _smoke_run(root, "rte", validation={"accuracy": 0.6})
     scores = tmp_path / "server.json"
     scores.write_text(json.dumps({"RTE": 53.1}))
-    report = main(["report", "--output_dir", str(root), "--tables", "2", "5", "--glue_test_results", str(scores)])
+    report = _report(capsys, root, "--output_dir", root, "--tables", "2", "5", "--glue_test_results", scores)
     rte = next(r for r in report["rows"] if r["table"] == 2 and r["column"] == "RTE")
     assert rte["test_server"] == 53.1 and not rte["complete"]
     assert rte["delta"] is None and rte["like_for_like"] is False
     assert report["averages"]["full"]["test_server"] is None
 
 
-def test_a_folder_without_a_plan_gives_no_table(tmp_path):
+def test_a_folder_without_a_plan_gives_no_table(tmp_path, capsys):
     (tmp_path / "rte" / "full" / "seed-0").mkdir(parents=True)
     (tmp_path / "rte" / "full" / "seed-0" / "all_results.json").write_text("{}")
-    with pytest.raises(ValueError, match=r"plan.json: no readable plan .* the table counts only the runs of a plan"):
-        main(["report", "--output_dir", str(tmp_path)])
+    error = run_command(capsys, "reproduce", "report", "--output_dir", tmp_path).error
+    assert re.search(r"plan.json: no readable plan .* the table counts only the runs of a plan", error), error
 
 
 def test_run_exits_1_when_a_planned_run_is_not_counted(tiny_lm, glue_slice, tmp_path, capsys, monkeypatch):
@@ -796,10 +821,9 @@ def test_run_exits_1_when_a_planned_run_is_not_counted(tiny_lm, glue_slice, tmp_
     monkeypatch.setattr(command, "execute", every_run_ran)
     argv = ["run", "--tasks", "rte", "--conditions", "full", "--model_name_or_path", str(tiny_lm), "--data_dir",
             str(glue_slice), "--output_dir", str(tmp_path / "out")]  # fmt: skip
-    with pytest.raises(SystemExit) as stopped:
-        main(argv)
-    assert stopped.value.code == 1
-    assert "error: 1 planned run(s) are not counted by the report: rte full seed 0: not run" in capsys.readouterr().err
+    stopped = run_command(capsys, "reproduce", *argv)
+    assert stopped.code == 1
+    assert "error: 1 planned run(s) are not counted by the report: rte full seed 0: not run" in stopped.stderr
 
 
 # ----------------------------------------------------------------------------------------- the one parse
@@ -822,12 +846,11 @@ def test_run_exits_1_when_a_planned_run_is_not_counted(tiny_lm, glue_slice, tmp_
         (["--tasks", "rte", "--max_steps", "five"], "invalid int value: 'five'"),
     ],
 )
-def test_the_runs_arguments_are_parsed_by_their_parser_before_any_run(argv, problem, tmp_path):
+def test_the_runs_arguments_are_parsed_by_their_parser_before_any_run(argv, problem, tmp_path, capsys):
     """What reproduce passes on to every run is parsed by the runs' own parser (issue 50): a word it would only half
     take (one dash, two values for one argument) and an owned argument in any spelling are refused in one line."""
-    with pytest.raises(ValueError) as refused:
-        main(["run", "--output_dir", str(tmp_path / "out"), *argv])
-    assert problem in str(refused.value)
+    error = run_command(capsys, "reproduce", "run", "--output_dir", tmp_path / "out", *argv).error
+    assert problem in error, error
     assert not (tmp_path / "out").exists()
 
 
@@ -835,10 +858,10 @@ def test_the_comma_form_is_refused_in_the_equals_form_too(runs, capsys):
     """`--tables=2,3` is `--tables 2,3` (issue 50): refused alike since 0.6.0; `--tables=3` is the list [3]."""
     error = _value_refused(capsys, ["report", "--output_dir", str(runs), "--tables=2,3"])
     assert error.endswith("error: argument --tables: invalid int value: '2,3'"), error
-    assert {r["table"] for r in main(["report", "--output_dir", str(runs), "--tables=3"])["rows"]} == {3}
+    assert {r["table"] for r in _report(capsys, runs, "--output_dir", runs, "--tables=3")["rows"]} == {3}
 
 
-def test_the_smoke_budget_is_seen_in_any_spelling(tmp_path):
+def test_the_smoke_budget_is_seen_in_any_spelling(tmp_path, capsys):
     """`--max_train_samples=32` is a smoke budget as `--max_train_samples 32` is: no Δ against the paper."""
     root = tmp_path / "reproduce"
     _smoke_run(root, "snli", test={"accuracy": 0.5})
@@ -847,7 +870,7 @@ def test_the_smoke_budget_is_seen_in_any_spelling(tmp_path):
     (root / "plan.json").write_text(json.dumps(plan))
     record_path = root / "snli" / "full" / "seed-0.argv.json"
     record_path.write_text(json.dumps({**json.loads(record_path.read_text()), "argv": plan["runs"][0]["argv"]}))
-    snli = next(r for r in main(["report", "--output_dir", str(root), "--tables", "2"])["rows"] if r["task"] == "snli")
+    snli = next(r for r in _report(capsys, root, "--output_dir", root, "--tables", "2")["rows"] if r["task"] == "snli")
     assert snli["delta"] is None and snli["note"] == "incomplete: smoke budget (--max_train_samples 32)"
 
 
@@ -873,7 +896,9 @@ def test_a_finished_run_is_recognised_by_its_parsed_arguments(recorded, planned,
     assert run_state(run) == "done"
 
 
-def test_the_queue_continues_unfinished_runs_itself_whatever_resume_says(tiny_lm, glue_slice, tmp_path, monkeypatch):
+def test_the_queue_continues_unfinished_runs_itself_whatever_resume_says(
+    tiny_lm, glue_slice, tmp_path, monkeypatch, capsys
+):
     """`--resume true` given to the queue is what it does anyway: no run is given it twice, no finished run is "other
     arguments"; `--seeds 0 1` plans both seeds."""
     from hf_gpt1.commands import reproduce as command
@@ -884,8 +909,7 @@ def test_the_queue_continues_unfinished_runs_itself_whatever_resume_says(tiny_lm
     argv = ["run", "--tasks", "rte", "--conditions", "full", "--model_name_or_path", str(tiny_lm), "--data_dir",
             str(glue_slice), "--output_dir", str(tmp_path / "out"), "--seeds", "0", "1", "--resume", "true",
             "--max_train_samples=32"]  # fmt: skip
-    with pytest.raises(SystemExit):
-        main(argv)
+    assert run_command(capsys, "reproduce", *argv).code == 1  # nothing ran (execute is replaced): incomplete
     assert [run.seed for run in planned] == [0, 1]
     assert all("--resume" not in run.argv for run in planned)
 
