@@ -222,7 +222,8 @@ def planned_updates(args: RecipeTrainingArguments, train_dataset: Any) -> int | 
     if not hasattr(train_dataset, "__len__"):
         return None
     _, _, batches = _batches_per_epoch(args, train_dataset)
-    return math.ceil(args.num_train_epochs * max(batches // args.gradient_accumulation_steps, 1))
+    # as `Trainer.set_initial_training_values`: an epoch's last, partial accumulation is an update too
+    return math.ceil(args.num_train_epochs * max(math.ceil(batches / args.gradient_accumulation_steps), 1))
 
 
 def final_arguments(args: RecipeTrainingArguments, **changes: Any) -> RecipeTrainingArguments:

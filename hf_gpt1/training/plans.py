@@ -73,7 +73,8 @@ def _when(strategy: Any, steps: float, updates: int | None) -> str:
         return "every epoch"
     if steps < 1:
         every = f"every {steps:.0%} of the run"
-        return every if updates is None else f"{every} ({max(round(steps * updates), 1):,} updates)"
+        # transformers' `TrainerState.compute_steps` rounds a share up
+        return every if updates is None else f"{every} ({math.ceil(steps * updates):,} updates)"
     return f"every {steps:g} updates"
 
 

@@ -36,6 +36,7 @@ from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 from ..data.atomic import remove_temporaries, write_json_atomic
 from ..data.fingerprint import changed_input, comparable_paths, input_digests
 from ..data.strict_files import StrictJSONError, load_strict
+from ..errors import TrainingError
 from ..process_control import log_console_to
 from . import checkpoints
 
@@ -359,7 +360,16 @@ def _claimed(folder: Path, args: TrainingArguments, run: dict[str, Any]) -> Iter
         if not args.resume:
             write_json_atomic(folder / RUN_FILE, run)
         log_console_to(folder / CONSOLE_FILE)  # should the terminal go away, from now until the process ends
-        yield
+        try:
+            yield
+        except Exception as err:
+            # A start that failed having written nothing but its identity (the Trainer refusing its optimizer or
+            # schedule in `train()`) leaves the folder as it found it, so the corrected command starts as given. A
+            # TrainingError says how to continue (--resume): its identity stays.
+            wrote_nothing = [path.name for path in _contents(folder)] == [RUN_FILE]
+            if wrote_nothing and not args.resume and not isinstance(err, TrainingError):
+                (folder / RUN_FILE).unlink()
+            raise
     finally:
         lock.release()
 

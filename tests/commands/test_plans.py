@@ -219,3 +219,15 @@ def test_the_plan_says_what_it_does_to_the_folder_and_the_hub(capsys, tiny, glue
     write_json_atomic(started / RUN_FILE, plan_finetuning(*parse_recipe_args(ARGUMENTS, argv)).identity)
     plan = run_command(capsys, "glue", *argv, "--resume", "--dry_run").stdout
     assert "  resumes from the start (no complete checkpoint yet)" in plan, plan
+
+
+def test_a_share_of_the_run_is_rounded_up_as_transformers_rounds_it(tmp_path):
+    """`--eval_steps 0.25` of 9 updates: transformers evaluates every ceil(2.25) = 3 updates; the plan says so."""
+    from hf_gpt1.training.arguments import GPT1TrainingArguments
+    from hf_gpt1.training.plans import run_lines
+
+    args = GPT1TrainingArguments(output_dir=str(tmp_path), eval_strategy="steps", eval_steps=0.25,
+                                 save_strategy="steps", save_steps=0.25, report_to="none")  # fmt: skip
+    assert "evaluation: every 25% of the run (3 updates); checkpoints: every 25% of the run (3 updates)" in "\n".join(
+        run_lines(args, None, 9)
+    )

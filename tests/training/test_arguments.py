@@ -100,3 +100,26 @@ def test_deepspeed_without_the_package_is_one_line_before_anything_is_written(ho
         "without it."
     )
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("rows", "batch", "accumulation", "epochs", "drop_last"),
+    [(24, 4, 4, 1, True), (30, 4, 4, 2, False), (7, 2, 3, 1.5, True), (100, 8, 1, 3, True)],
+)
+def test_the_planned_updates_are_transformers_own(tmp_path, rows, batch, accumulation, epochs, drop_last):
+    """`planned_updates` is the count `Trainer.train` reaches (`set_initial_training_values`): an epoch's last
+    partial accumulation is an update, so a plan with accumulation says what runs."""
+    import torch
+    from transformers import Trainer
+
+    from hf_gpt1.training.arguments import GPT1TrainingArguments, planned_updates
+
+    args = GPT1TrainingArguments(
+        output_dir=str(tmp_path), per_device_train_batch_size=batch, gradient_accumulation_steps=accumulation,
+        num_train_epochs=epochs, dataloader_drop_last=drop_last, report_to="none",
+    )  # fmt: skip
+    loader = torch.utils.data.DataLoader(range(rows), batch_size=batch, drop_last=drop_last)
+    trainer = Trainer.__new__(Trainer)  # only the arithmetic of its method is used
+    trainer.args = args
+    trainer.get_sp_size, trainer.get_total_train_batch_size = lambda: 1, lambda _: batch * accumulation
+    assert planned_updates(args, range(rows)) == trainer.set_initial_training_values(args, loader)[-1]
