@@ -29,7 +29,7 @@ import torch
 from transformers import EvalPrediction, set_seed
 
 from ..configuration_gpt1 import GPT1Config
-from ..data.files import check_unique_ids, load_task_splits, task_folder
+from ..data.files import check_unique_ids, each_file, load_task_splits, task_folder
 from ..data.fingerprint import rows_digest
 from ..data.metrics import baseline_name, load_metric, prediction_warnings, score_with_baselines
 from ..data.scores import SCORES
@@ -210,14 +210,19 @@ def plan_finetuning(
     if model_args.tokenizer_name_or_path:
         with problems.collect():
             check_model_path(model_args.tokenizer_name_or_path, "--tokenizer_name_or_path")
+    config = None
     if len(problems.found) == found:  # the model arguments name something that can be read
         with problems.collect(), model_hub_access(model_args):
             config = load_config(GPT1Config, model_args.model_name_or_path)
-            lengths = input_lengths(data_args, config, predict_only=not args.do_train)
+        if config is not None:  # each problem of the config in its own check: one does not hide another
+            with problems.collect():
+                lengths = input_lengths(data_args, config, predict_only=not args.do_train)
             if not (args.do_train or model_args.ignore_head_checks):
-                _check_head(spec, config, model_args)
+                with problems.collect():
+                    _check_head(spec, config, model_args)
             if model_args.transfer_layers is not None:
-                check_transfer_layers(model_args.transfer_layers, config.n_layer)
+                with problems.collect():
+                    check_transfer_layers(model_args.transfer_layers, config.n_layer)
     problems.raise_any()  # a run that can start: its model's files are pinned (a Hub id's downloaded)
     pins = plan_model_inputs(model_args)
     if hub := pins_record(pins):  # a Hub commit is part of what the run is
@@ -562,10 +567,7 @@ def _load_splits(
         raw = datasets.DatasetDict({s: rows for s, rows in raw.items() if not s.startswith("test")})
     if not args.do_eval:
         raw = datasets.DatasetDict({s: rows for s, rows in raw.items() if s not in _eval_split_names(raw)})
-    for split, rows in raw.items():
-        _check_columns(spec, split, rows, sources[split])
-        if problem := spec.labels.rows_problem(spec, rows, selected_rows(data_args, rows, split)):  # a dry run too
-            raise ValueError(f"{sources[split]}: {problem}")
+    each_file(raw.items(), lambda split_rows: _check_split(spec, data_args, *split_rows, sources[split_rows[0]]))
     if args.do_train and args.eval_strategy != "no" and not _eval_split_names(raw):
         raise ValueError(
             f"--eval_strategy {args.eval_strategy.value} needs validation rows, and there are none: pass "
@@ -609,6 +611,20 @@ def input_lengths(data_args: DataArguments, config: Any, predict_only: bool = Fa
     if segment_cap is None and predict_only:
         segment_cap = getattr(config, "segment_cap", None)
     return max_length, segment_cap
+
+
+def _check_split(spec: TaskSpec, data_args: DataArguments, split: str, rows: datasets.Dataset, source: str) -> None:
+    """Refuses a split the run cannot read: its columns, then the labels of the rows it reads (a dry run too)."""
+    _check_columns(spec, split, rows, source)
+    selected = selected_rows(data_args, rows, split)
+    if problem := spec.labels.rows_problem(spec, rows, selected):
+        raise ValueError(f"{source}: {problem}")
+    if not split.startswith("test") and all(unlabelled(value) for value in rows[spec.label_column][:selected]):
+        raise _no_gold_label(spec, source)
+
+
+def _no_gold_label(spec: TaskSpec, source: str) -> ValueError:
+    return ValueError(f"{source}: no row has a gold label in {spec.label_column!r}.")
 
 
 def _check_columns(spec: TaskSpec, split: str, rows: datasets.Dataset, source: str) -> None:
@@ -751,7 +767,7 @@ def _tokenize(
             else "",
         )
     if dataset.num_rows == 0 and not split.startswith("test"):
-        raise ValueError(f"{source}: no row has a gold label in {spec.label_column!r}.")
+        raise _no_gold_label(spec, source)
     return dataset, collator
 
 

@@ -98,8 +98,14 @@ def run_lines(args: Any, model_dtype: str | None, updates: int | None, warmup: S
             elif updates is None:
                 lines.append(f"  warm-up: {asked:.1%} of the updates")
             else:
-                warmup = math.ceil(asked * updates)
-                lines.append(f"  warm-up: {warmup:,} of {updates:,} updates ({asked:.1%} of the run)")
+                lines.append(
+                    f"  warm-up: {math.ceil(asked * updates):,} of {updates:,} updates ({asked:.1%} of the run)"
+                )
+            if updates is not None and (asked if asked >= 1 else math.ceil(asked * updates)) >= updates:
+                lines.append(
+                    f"  warning: the warm-up is as long as the run ({updates:,} updates): the learning rate never "
+                    "reaches its peak; lower --warmup_steps."
+                )
     lines.append(
         f"  evaluation: {_when(args.eval_strategy, args.eval_steps, updates)}; checkpoints: "
         f"{_when(args.save_strategy, args.save_steps, updates)}"
@@ -108,9 +114,10 @@ def run_lines(args: Any, model_dtype: str | None, updates: int | None, warmup: S
     mode = f" (mode {args.torch_compile_mode})" if args.torch_compile and args.torch_compile_mode else ""
     lines.append(f"  torch.compile: {compiled}{mode}")
     engine = precision_engine(args)
+    compute = "bf16 compute on" if args.bf16 else "fp16 mixed precision" if args.fp16 else "bf16 compute off"
     lines.append(
-        f"  precision: {weights_dtype(model_dtype, args.bf16, engine)} weights, bf16 compute "
-        f"{'on' if args.bf16 else 'off'}" + (f", {engine} owns mixed precision" if engine else "")
+        f"  precision: {weights_dtype(model_dtype, args.bf16, engine)} weights, {compute}"
+        + (f", {engine} owns mixed precision" if engine else "")
     )
     device = "the CPU" if args.use_cpu else str(args.device)
     lines.append(f"  processes: {max(args.world_size, 1)} on {device}")

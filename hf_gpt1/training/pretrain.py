@@ -29,6 +29,7 @@ from transformers import set_seed
 from transformers.trainer_utils import IntervalStrategy
 
 from ..configuration_gpt1 import GPT1Config
+from ..data.files import check_text_file, each_file
 from ..data.packing import (
     open_corpus,
     unknown_share,
@@ -117,7 +118,7 @@ class PretrainPlan:
         data, args = self.data_args, self.args
         source = data.dataset_name or ", ".join(data.train_files or [])
         tokenizer = self.model_args.tokenizer_name_or_path or self.model_args.model_name_or_path
-        sizes, windows = _corpus_sizes(self.corpus, self.window)
+        sizes, windows = _corpus_sizes(self.corpus, self.window, data.max_train_windows)
         warmup = list(self.schedule)
         if self.updates is None and windows is not None:  # the epochs decide: estimated from the corpus's bytes
             estimate = planned_updates(args, range(windows))
@@ -177,6 +178,8 @@ def plan_pretraining(
         problems.add("A streamed corpus has no length: set --max_steps.")
     with problems.collect():
         weights_dtype(model_args.model_dtype, args.bf16, precision_engine(args))  # a dtype the engine refuses
+    with problems.collect(), flags_for_inputs(flags_of(data_args)):  # every corpus file there, with the rest
+        each_file([*(data_args.train_files or []), *(data_args.validation_files or [])], _check_corpus_file)
     found = len(problems.found)
     for flag, path in (("--model_name_or_path", model_args.model_name_or_path),
                        ("--tokenizer_name_or_path", model_args.tokenizer_name_or_path)):  # fmt: skip
@@ -295,10 +298,14 @@ UNKNOWN_WARNING_SHARE = 0.005
 STREAMED_COVERAGE_WINDOWS = 1_000  # a streamed corpus's coverage is measured on its first windows
 
 
+def _check_corpus_file(path: str) -> None:
+    check_text_file(Path(path))
+
+
 BYTES_PER_TOKEN = 4  # the plan's estimate of a BPE's tokens before one is trained (English text: about 4 bytes each)
 
 
-def _corpus_sizes(corpus, window: int) -> tuple[list[str], int | None]:
+def _corpus_sizes(corpus, window: int, limit: int | None = None) -> tuple[list[str], int | None]:
     """The plan's lines for the corpus's size: local text files by their bytes (tokens and windows estimated, the
     tokenizer not being trained yet), a `datasets` corpus by its rows; and the training windows estimated (None but
     for local text files)."""
@@ -308,8 +315,8 @@ def _corpus_sizes(corpus, window: int) -> tuple[list[str], int | None]:
         if isinstance(part, list):  # `TextCorpus` shards: byte ranges of the files
             size = sum(shard.end - shard.start for shard in part)
             tokens = size // BYTES_PER_TOKEN
-            if name == "train":
-                windows = tokens // window
+            if name == "train":  # the first --max_train_windows of them, when limited
+                windows = min(tokens // window, limit or tokens // window)
             lines.append(
                 f"{name}: {size:,} bytes in {len({shard.path for shard in part})} file(s), about {tokens:,} tokens "
                 f"({BYTES_PER_TOKEN} bytes each), about {tokens // window:,} windows of {window} tokens"

@@ -231,3 +231,49 @@ def test_a_share_of_the_run_is_rounded_up_as_transformers_rounds_it(tmp_path):
     assert "evaluation: every 25% of the run (3 updates); checkpoints: every 25% of the run (3 updates)" in "\n".join(
         run_lines(args, None, 9)
     )
+
+
+def test_problems_of_several_splits_and_of_the_model_are_all_said(tiny, tmp_path):
+    """A bad label in train and another in validation, a validation split without a gold label, a head never
+    fine-tuned beside a too-long --max_seq_length: each said, none hidden by another."""
+    header = "sentence1,sentence2,label\n"
+    (tmp_path / "train.csv").write_text(header + "A b.,C d.,maybe\n" + "A b.,C d.,entailment\n" * 4)
+    (tmp_path / "dev.csv").write_text(header + "A b.,C d.,perhaps\n")
+    (tmp_path / "test.csv").write_text(header + "A b.,C d.,-\n")
+    data = {"task": "rte", "train_file": tmp_path / "train.csv", "validation_file": tmp_path / "dev.csv"}
+    training = {"output_dir": tmp_path / "out", "per_device_train_batch_size": 2}
+    problems = plan_problems("glue", {"model_name_or_path": tiny}, data, training)
+    assert len(problems) == 2 and "'maybe'" in problems[0] and "'perhaps'" in problems[1], problems
+    data = {"task": "rte", "validation_file": tmp_path / "test.csv", "max_seq_length": 999}
+    problems = plan_problems("glue", {"model_name_or_path": tiny}, data, {**training, "do_train": False})
+    assert len(problems) == 3, problems
+    assert "no row has a gold label in 'label'" in problems[0]
+    assert "--max_seq_length 999 exceeds" in problems[1] and "holds no head fine-tuned" in problems[2]
+
+
+def test_a_pretraining_plan_names_missing_corpus_files_with_its_other_problems(tmp_path):
+    """The corpus's files are checked with the arguments, not only once every other check passed."""
+    data = {"train_files": [tmp_path / "a.txt"], "validation_files": [tmp_path / "b.txt"]}
+    problems = plan_problems("pretrain", {}, data, {"output_dir": tmp_path / "pt", "do_train": False})
+    assert len(problems) == 3 and "--do_train false" in problems[0], problems
+    assert all("does not exist" in problem for problem in problems[1:])
+
+
+def test_the_plan_says_fp16_and_a_warm_up_as_long_as_the_run(tmp_path):
+    from hf_gpt1.training.arguments import GPT1TrainingArguments
+    from hf_gpt1.training.plans import run_lines
+
+    args = GPT1TrainingArguments(output_dir=str(tmp_path), warmup_steps=50, report_to="none")
+    args.fp16 = True  # set after: transformers refuses --fp16 on a machine without a GPU
+    text = "\n".join(run_lines(args, None, 9))
+    assert "fp16 mixed precision" in text and "warning: the warm-up is as long as the run (9 updates)" in text
+
+
+def test_an_epoch_based_estimate_counts_the_windows_trained(capsys, wikitext_slice, tmp_path):
+    """`--max_train_windows 10`: the estimate is of 10 windows' updates, not the corpus's."""
+    result = run_command(
+        capsys, "pretrain", "--train_files", str(wikitext_slice["train"]), "--output_dir", str(tmp_path / "pt"),
+        *TINY_LM, "--num_train_epochs", "2", "--per_device_train_batch_size", "2", "--gradient_accumulation_steps",
+        "2", "--max_train_windows", "10", "--dry_run", *COMMON,
+    )  # fmt: skip
+    assert "about 6 updates (from the estimated windows" in result.stdout, result.stdout
