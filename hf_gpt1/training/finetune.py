@@ -63,7 +63,7 @@ from .launch import (
 )
 from .memory import apply_memory_arguments
 from .pinned import PinnedModel, pinned_arguments, pins_record, plan_model_inputs
-from .plans import Problems, print_plan, run_lines
+from .plans import Problems, check_trainer_arguments, print_plan, run_lines
 from .precision import weights_dtype
 from .results import format_metrics, logged_metrics, print_start, save_results
 from .run_folder import RunFolder, check_output_dir, check_planned_inputs, run_identity
@@ -203,6 +203,8 @@ def plan_finetuning(
         args = final_arguments(args, **_evaluation_plan(args, spec, list(eval_names)), **compiled)
         if args.do_train:
             check_planned_steps(args, train_rows)
+    with problems.collect():
+        check_trainer_arguments(args, updates)
     # the model: its config.json read (not its weights) for what the config decides
     found = len(problems.found)
     with problems.collect():

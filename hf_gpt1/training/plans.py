@@ -24,7 +24,7 @@ from ..errors import ArgumentProblems
 from .launch import precision_engine
 from .precision import weights_dtype
 
-__all__ = ["DRY_RUN_LINE", "Problems", "print_plan", "run_lines"]
+__all__ = ["DRY_RUN_LINE", "Problems", "check_trainer_arguments", "print_plan", "run_lines"]
 
 DRY_RUN_LINE = "dry run: nothing was written; run the same command without --dry_run to carry the plan out."
 
@@ -63,6 +63,34 @@ class Problems:
             raise self._errors[0]
         if self.found:
             raise ArgumentProblems(self.found)
+
+
+def check_trainer_arguments(args: Any, updates: int | None) -> None:
+    """What `Trainer.train()` builds from the arguments alone, built by the plan: the optimizer's class (its package
+    installed) and the learning-rate schedule (on one stand-in parameter), so that a refusal is said with the plan's
+    other problems, before the folder is claimed, not from inside `train()`."""
+    import torch
+    from transformers import Trainer, get_scheduler
+
+    problems = []
+    try:
+        Trainer.get_optimizer_cls_and_kwargs(args)
+    except ImportError as err:
+        problems.append(f"--optim {getattr(args.optim, 'value', args.optim)}: {err}")
+    except ValueError:
+        pass  # GaLore, APOLLO and LOMO need the model itself to build: `train()` checks them
+    if args.do_train:
+        stand_in = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        total = updates or max(args.max_steps, 1)
+        try:
+            get_scheduler(
+                args.lr_scheduler_type, stand_in, num_warmup_steps=args.get_warmup_steps(total),
+                num_training_steps=total, scheduler_specific_kwargs=args.lr_scheduler_kwargs,
+            )  # fmt: skip
+        except (ValueError, TypeError) as err:
+            problems.append(f"--lr_scheduler_type {getattr(args.lr_scheduler_type, 'value', '')}: {err}")
+    if problems:
+        raise ArgumentProblems(problems)
 
 
 def _when(strategy: Any, steps: float, updates: int | None) -> str:

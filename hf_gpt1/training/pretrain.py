@@ -59,7 +59,7 @@ from .flags import flags_for_inputs, flags_of
 from .launch import machine_by_machine, precision_engine, settle_launch
 from .memory import apply_memory_arguments
 from .pinned import PinnedModel, pinned_arguments, pins_record, plan_model_inputs
-from .plans import Problems, print_plan, run_lines
+from .plans import Problems, check_trainer_arguments, print_plan, run_lines
 from .precision import weights_dtype
 from .results import logged_metrics, print_start, save_results
 from .run_folder import RunFolder, check_output_dir, check_planned_inputs, check_recorded_digests, run_identity
@@ -178,6 +178,8 @@ def plan_pretraining(
         problems.add("A streamed corpus has no length: set --max_steps.")
     with problems.collect():
         weights_dtype(model_args.model_dtype, args.bf16, precision_engine(args))  # a dtype the engine refuses
+    with problems.collect():
+        check_trainer_arguments(args, args.max_steps if args.max_steps > 0 else None)
     with problems.collect(), flags_for_inputs(flags_of(data_args)):  # every corpus file there, with the rest
         each_file([*(data_args.train_files or []), *(data_args.validation_files or [])], _check_corpus_file)
     found = len(problems.found)

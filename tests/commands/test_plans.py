@@ -277,3 +277,20 @@ def test_an_epoch_based_estimate_counts_the_windows_trained(capsys, wikitext_sli
         "2", "--max_train_windows", "10", "--dry_run", *COMMON,
     )  # fmt: skip
     assert "about 6 updates (from the estimated windows" in result.stdout, result.stdout
+
+
+def test_the_plan_builds_the_optimizer_and_schedule_the_trainer_would_refuse(tiny, rte_files, tmp_path):
+    """An optimizer whose package is missing, a schedule without its arguments: refused by the plan, with the rest,
+    not by `Trainer.train()` once the folder is claimed."""
+    import importlib.util
+
+    train, dev = rte_files
+    data = {"task": "rte", "train_file": train, "validation_file": dev}
+    training = {"output_dir": tmp_path / "out", "per_device_train_batch_size": 4,
+                "lr_scheduler_type": "cosine_with_min_lr"}  # fmt: skip
+    if importlib.util.find_spec("bitsandbytes") is None:
+        training["optim"] = "adamw_bnb_8bit"
+    problems = plan_problems("glue", {"model_name_or_path": tiny}, data, training)
+    assert any("min_lr" in problem for problem in problems), problems
+    assert any("bitsandbytes" in problem for problem in problems) == ("optim" in training), problems
+    assert not (tmp_path / "out").exists()
