@@ -266,11 +266,12 @@ def read_data_file(path: str | Path, task: TaskSpec | None = None, split: str = 
     """
     path = Path(path)
     suffix = path.suffix.lower().lstrip(".")
+    if path.is_dir():  # before its suffix: a folder has no file type
+        raise FileNotFoundError(f"{path} is a folder, not a file.")
     if suffix not in _TABLE_SUFFIXES and suffix not in _LOADERS:
         raise ValueError(f"{path}: unsupported file type {suffix!r}; use .csv, .tsv, .json, .jsonl or .parquet.")
     if not path.is_file():
-        what = "is a folder, not a file" if path.is_dir() else "does not exist"
-        raise FileNotFoundError(f"{path} {what}.")
+        raise FileNotFoundError(f"{path} does not exist.")
     if path.stat().st_size == 0:
         raise ValueError(f"{path} is empty: it needs a header and at least one row.")
     if suffix in _LOADERS:

@@ -102,7 +102,10 @@ def _when(strategy: Any, steps: float, updates: int | None) -> str:
     if steps < 1:
         every = f"every {steps:.0%} of the run"
         # transformers' `TrainerState.compute_steps` rounds a share up
-        return every if updates is None else f"{every} ({math.ceil(steps * updates):,} updates)"
+        if updates is None:
+            return every
+        count = math.ceil(steps * updates)
+        return f"{every} ({count:,} update{'s' if count != 1 else ''})"
     return f"every {steps:g} updates"
 
 

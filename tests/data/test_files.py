@@ -176,6 +176,14 @@ def test_glue_layout_of_a_headerless_cola_file(tmp_path):
     assert rows["sentence"] == ["Our friends won't buy it.", "They drank the pub."] and rows["label"] == [1, 0]
 
 
+def test_a_folder_given_as_a_data_file_is_said_to_be_a_folder(tmp_path):
+    """`--train_file runs/` (a folder, suffix or not) is named as a folder, not as a file of an unknown type."""
+    for name in ("data", "data.csv"):
+        (tmp_path / name).mkdir()
+        with pytest.raises(FileNotFoundError, match="is a folder, not a file"):
+            read_data_file(tmp_path / name)
+
+
 @pytest.mark.parametrize(
     "name, content, fragment",
     [
