@@ -192,7 +192,7 @@ def plan_finetuning(
     with problems.collect():
         weights_dtype(model_args.model_dtype, args.bf16, precision_engine(args))  # a dtype the engine refuses
     # data: the task's splits, checked, then the evaluation plan; the arguments are final from here on
-    raw, updates = None, None
+    updates = None
     with problems.collect():
         raw, sources, data_sha256 = _load_splits(spec, data_args, args)
         eval_names = tuple(_eval_split_names(raw))
