@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -75,18 +76,23 @@ def check_trainer_arguments(args: Any, updates: int | None) -> None:
     problems = []
     try:
         Trainer.get_optimizer_cls_and_kwargs(args)
-    except ImportError as err:
-        problems.append(f"--optim {getattr(args.optim, 'value', args.optim)}: {err}")
-    except ValueError:
-        pass  # GaLore, APOLLO and LOMO need the model itself to build: `train()` checks them
+    except (ImportError, ValueError, TypeError) as err:  # a package missing (anyprecision, grokadamw: ValueError)
+        # GaLore, APOLLO and LOMO need the model itself to be built, which the plan does not load: `train()` checks
+        if not re.search(r"pass a `?model`?", str(err)):
+            problems.append(f"--optim {getattr(args.optim, 'value', args.optim)}: {err}")
     if args.do_train:
         stand_in = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
         total = updates or max(args.max_steps, 1)
+        warmup = args.get_warmup_steps(total)
         try:
-            get_scheduler(
-                args.lr_scheduler_type, stand_in, num_warmup_steps=args.get_warmup_steps(total),
-                num_training_steps=total, scheduler_specific_kwargs=args.lr_scheduler_kwargs,
+            schedule = get_scheduler(
+                args.lr_scheduler_type, stand_in, num_warmup_steps=warmup, num_training_steps=total,
+                scheduler_specific_kwargs=args.lr_scheduler_kwargs,
             )  # fmt: skip
+            if not isinstance(schedule, torch.optim.lr_scheduler.ReduceLROnPlateau):  # it steps on a metric
+                for _ in range(min(total, warmup + 2)):  # through the warm-up into the decay: each formula computed
+                    stand_in.step()
+                    schedule.step()
         except (ValueError, TypeError) as err:
             problems.append(f"--lr_scheduler_type {getattr(args.lr_scheduler_type, 'value', '')}: {err}")
     if problems:

@@ -288,9 +288,15 @@ def test_the_plan_builds_the_optimizer_and_schedule_the_trainer_would_refuse(tin
     data = {"task": "rte", "train_file": train, "validation_file": dev}
     training = {"output_dir": tmp_path / "out", "per_device_train_batch_size": 4,
                 "lr_scheduler_type": "cosine_with_min_lr"}  # fmt: skip
-    if importlib.util.find_spec("bitsandbytes") is None:
-        training["optim"] = "adamw_bnb_8bit"
-    problems = plan_problems("glue", {"model_name_or_path": tiny}, data, training)
-    assert any("min_lr" in problem for problem in problems), problems
-    assert any("bitsandbytes" in problem for problem in problems) == ("optim" in training), problems
+    for optim, package in (("adamw_bnb_8bit", "bitsandbytes"), ("adamw_anyprecision", "torchdistx"),
+                           ("grokadamw", "grokadamw")):  # fmt: skip
+        if importlib.util.find_spec(package) is not None:
+            continue
+        problems = plan_problems("glue", {"model_name_or_path": tiny}, data, {**training, "optim": optim})
+        assert any("min_lr" in problem for problem in problems), problems
+        assert any(f"--optim {optim}:" in problem and package in problem for problem in problems), problems
+    # a schedule's argument of the wrong type fails when the schedule computes, not when it is built
+    training = {**training, "lr_scheduler_type": "polynomial", "lr_scheduler_kwargs": {"power": "x"}}
+    (problem,) = plan_problems("glue", {"model_name_or_path": tiny}, data, training)
+    assert problem.startswith("--lr_scheduler_type polynomial:"), problem
     assert not (tmp_path / "out").exists()

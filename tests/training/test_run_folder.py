@@ -200,7 +200,9 @@ def test_the_old_homes_still_answer_with_a_warning_naming_the_owner():
         assert curves.CURVES_FILE == run_folder.CURVES_FILE == "curves.png"
 
 
-@pytest.mark.parametrize("left", ["nothing", "a checkpoint", "a stop to resume", "a resumed run"])
+@pytest.mark.parametrize(
+    "left", ["nothing", "a stop before anything", "a checkpoint", "a stop to resume", "a resumed run"]
+)
 def test_a_start_that_fails_having_written_nothing_leaves_the_folder_as_found(left, tmp_path):
     """A run whose body fails (the Trainer refusing an optimizer or a schedule in `train()`) having written nothing
     but its identity takes the identity back: the corrected command starts without --resume or --overwrite. Anything
@@ -213,11 +215,14 @@ def test_a_start_that_fails_having_written_nothing_leaves_the_folder_as_found(le
         run.run_file.parent.mkdir()
         run.run_file.write_text(json.dumps(RUN))
         args = RecipeTrainingArguments(output_dir=str(run.path), report_to=[], resume=True)
+    from hf_gpt1.process_control import Terminated
+
     error = TrainingInterrupted("stopped: --resume continues", 15) if left == "a stop to resume" else ValueError("no")
+    error = Terminated(15) if left == "a stop before anything" else error
     with pytest.raises(type(error)), run.claimed(args, RUN):
         if left == "a checkpoint":
             run.checkpoint(1).mkdir()
         raise error
-    assert (run.identity() is None) == (left == "nothing")
-    if left == "nothing":
+    assert (run.identity() is None) == (left in ("nothing", "a stop before anything"))
+    if run.identity() is None:
         run.check(RUN, overwrite=False, resume=False)  # the same command, corrected, may start
