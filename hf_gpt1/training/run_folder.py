@@ -362,11 +362,10 @@ def _claimed(folder: Path, args: TrainingArguments, run: dict[str, Any]) -> Iter
         log_console_to(folder / CONSOLE_FILE)  # should the terminal go away, from now until the process ends
         try:
             yield
-        except BaseException as err:
-            # A start that failed or was stopped having written nothing but its identity (the Trainer refusing its
-            # optimizer in `train()`, a SIGTERM before the first step: "nothing more was written") leaves the folder
-            # as it found it, so the corrected command starts as given. A TrainingError says how to continue
-            # (--resume): its identity stays.
+        except Exception as err:
+            # A start that failed having written nothing but its identity (the Trainer refusing its optimizer or
+            # schedule in `train()`) leaves the folder as it found it, so the corrected command starts as given. A
+            # stop (a signal) or a TrainingError keeps it: `--resume` continues the run, as their messages say.
             wrote_nothing = [path.name for path in _contents(folder)] == [RUN_FILE]
             if wrote_nothing and not args.resume and not isinstance(err, TrainingError):
                 (folder / RUN_FILE).unlink()

@@ -201,7 +201,7 @@ def test_the_old_homes_still_answer_with_a_warning_naming_the_owner():
 
 
 @pytest.mark.parametrize(
-    "left", ["nothing", "a stop before anything", "a checkpoint", "a stop to resume", "a resumed run"]
+    "left", ["nothing", "a signal before anything", "a checkpoint", "a stop to resume", "a resumed run"]
 )
 def test_a_start_that_fails_having_written_nothing_leaves_the_folder_as_found(left, tmp_path):
     """A run whose body fails (the Trainer refusing an optimizer or a schedule in `train()`) having written nothing
@@ -218,11 +218,11 @@ def test_a_start_that_fails_having_written_nothing_leaves_the_folder_as_found(le
     from hf_gpt1.process_control import Terminated
 
     error = TrainingInterrupted("stopped: --resume continues", 15) if left == "a stop to resume" else ValueError("no")
-    error = Terminated(15) if left == "a stop before anything" else error
+    error = Terminated(15) if left == "a signal before anything" else error  # a kill's --resume continues
     with pytest.raises(type(error)), run.claimed(args, RUN):
         if left == "a checkpoint":
             run.checkpoint(1).mkdir()
         raise error
-    assert (run.identity() is None) == (left in ("nothing", "a stop before anything"))
+    assert (run.identity() is None) == (left == "nothing")
     if run.identity() is None:
         run.check(RUN, overwrite=False, resume=False)  # the same command, corrected, may start
