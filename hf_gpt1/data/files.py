@@ -115,8 +115,9 @@ def _problems(err: Exception) -> list[str]:
     return err.problems if isinstance(err, ArgumentProblems) else [str(err)]
 
 
-def check_text_file(path: Path) -> None:
+def check_text_file(path: str | Path) -> None:
     """A text input must be a file holding something, and not a compressed archive."""
+    path = Path(path)
     if not path.is_file():
         what = "is a folder, not a file" if path.is_dir() else "does not exist"
         raise FileNotFoundError(f"{path} {what} (a text file was expected).")

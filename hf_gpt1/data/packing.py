@@ -563,7 +563,7 @@ def open_corpus(
     """The pre-training corpus, whatever its source: local `.txt` / `.jsonl` files are read as a stream
     ([`TextCorpus`]), the rest (csv / parquet, a Hub dataset: `hub` holds `dataset_name` and `dataset_config_name`)
     through `datasets` ([`DatasetCorpus`])."""
-    each_file([*(train_files or []), *(validation_files or [])], lambda path: check_text_file(Path(path)))
+    each_file([*(train_files or []), *(validation_files or [])], check_text_file)
     if streamable(train_files, validation_files):
         return TextCorpus(train_files, validation_files, text_column, validation_split_percentage, streaming=streaming)
     train, validation = load_corpus(

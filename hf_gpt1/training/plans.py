@@ -135,10 +135,9 @@ def run_lines(args: Any, model_dtype: str | None, updates: int | None, warmup: S
             elif updates is None:
                 lines.append(f"  warm-up: {asked:.1%} of the updates")
             else:
-                lines.append(
-                    f"  warm-up: {math.ceil(asked * updates):,} of {updates:,} updates ({asked:.1%} of the run)"
-                )
-            if updates is not None and (asked if asked >= 1 else math.ceil(asked * updates)) >= updates:
+                steps = math.ceil(asked * updates)
+                lines.append(f"  warm-up: {steps:,} of {updates:,} updates ({asked:.1%} of the run)")
+            if updates is not None and (asked if asked >= 1 else steps) >= updates:
                 lines.append(
                     f"  warning: the warm-up is as long as the run ({updates:,} updates): the learning rate never "
                     "reaches its peak; lower --warmup_steps."

@@ -178,10 +178,11 @@ def plan_pretraining(
         problems.add("A streamed corpus has no length: set --max_steps.")
     with problems.collect():
         weights_dtype(model_args.model_dtype, args.bf16, precision_engine(args))  # a dtype the engine refuses
+    updates = args.max_steps if args.max_steps > 0 else None  # else: the epochs and the packed windows decide
     with problems.collect():
-        check_trainer_arguments(args, args.max_steps if args.max_steps > 0 else None)
+        check_trainer_arguments(args, updates)
     with problems.collect(), flags_for_inputs(flags_of(data_args)):  # every corpus file there, with the rest
-        each_file([*(data_args.train_files or []), *(data_args.validation_files or [])], _check_corpus_file)
+        each_file([*(data_args.train_files or []), *(data_args.validation_files or [])], check_text_file)
     found = len(problems.found)
     for flag, path in (("--model_name_or_path", model_args.model_name_or_path),
                        ("--tokenizer_name_or_path", model_args.tokenizer_name_or_path)):  # fmt: skip
@@ -194,7 +195,7 @@ def plan_pretraining(
             window = load_config(GPT1Config, model_args.model_name_or_path).n_positions
     problems.raise_any()  # the corpus is read only for a run that can start
     pins = plan_model_inputs(model_args)  # the commit and files that will be read (`pinned`)
-    args, lines = schedule(args, args.max_steps if args.max_steps > 0 else None)  # else: the windows decide
+    args, lines = schedule(args, updates)
     if hub := pins_record(pins):
         identity = {**identity, "pinned": hub}
         if args.process_index == 0:
@@ -212,7 +213,6 @@ def plan_pretraining(
             validation_split_percentage=data_args.validation_split_percentage,
         )
         check_recorded_digests(identity, corpus.digests)
-    updates = args.max_steps if args.max_steps > 0 else None
     return PretrainPlan(model_args, data_args, args, identity, corpus, started, pins, window, updates, tuple(lines))
 
 
@@ -298,10 +298,6 @@ def execute_pretraining(plan: PretrainPlan, notes: Sequence[str] = ()) -> dict[s
 TIME_ESTIMATE_AFTER = 10  # updates timed (the first one left out) before the expected time is printed
 UNKNOWN_WARNING_SHARE = 0.005
 STREAMED_COVERAGE_WINDOWS = 1_000  # a streamed corpus's coverage is measured on its first windows
-
-
-def _check_corpus_file(path: str) -> None:
-    check_text_file(Path(path))
 
 
 BYTES_PER_TOKEN = 4  # the plan's estimate of a BPE's tokens before one is trained (English text: about 4 bytes each)
